@@ -1,0 +1,105 @@
+"""API contracts: SpecDSL (``*.dsl.json``) and OpenAPI 3.0/3.1, read with positions.
+
+``parse_contract(path, text)`` never raises: every problem is a ``contract-invalid``
+finding placed on the key or value that is wrong.
+
+Format detection: ``*.dsl.json`` is SpecDSL; otherwise a document whose top level has an
+``openapi`` key is OpenAPI; ``swagger: "2.0"`` is reported as unsupported; anything else
+is format ``unknown`` with one finding. Files ending in ``.json`` (or whose text starts
+with ``{``/``[`` when the extension says neither JSON nor YAML) are read as JSON with
+tree-sitter, everything else as YAML.
+
+When JSON has syntax errors, the findings are the syntax errors only, but endpoints and
+models are still read from the part of the document tree-sitter could recover (so a
+contract being edited does not make every call a phantom). YAML errors stop reading.
+``Endpoint.details`` values are frozen (dicts become tuples of pairs, lists tuples) so
+facts stay hashable.
+"""
+
+from __future__ import annotations
+
+from ..model import ContractFacts, Finding, Span
+from .common import CODE, Sink, normalize_path, path_shape
+from .positions import MapNode, Parsed, ScalarNode, SeqNode, kind, parse_json, parse_yaml
+
+__all__ = ["parse_contract", "normalize_path", "path_shape"]
+
+
+def parse_contract(path: str, text: str) -> ContractFacts:
+    fmt = "specdsl" if path.lower().endswith(".dsl.json") else "unknown"
+    try:
+        return _parse(path, text, fmt)
+    except RecursionError:
+        why = "the document is nested too deeply"
+    except Exception as exc:  # noqa: BLE001 - never raise on any input
+        why = f"{type(exc).__name__}: {exc}"
+    finding = Finding(CODE, "error", f"internal error while reading the contract: {why}", path, Span(0, 0))
+    return ContractFacts(path, fmt, findings=(finding,))  # type: ignore[arg-type]
+
+
+def _is_json(path: str, text: str) -> bool:
+    lower = path.lower()
+    if lower.endswith(".json"):
+        return True
+    if lower.endswith((".yaml", ".yml")):
+        return False
+    return text.lstrip("\ufeff \t\r\n")[:1] in ("{", "[")
+
+
+def _parse(path: str, text: str, fmt: str) -> ContractFacts:
+    sink = Sink(path)
+    data = text.encode("utf-8", "surrogatepass")
+    if not text.strip("\ufeff \t\r\n"):
+        sink.add("the contract file is empty", Span(0, 0))
+        return ContractFacts(path, fmt, findings=sink.sorted())  # type: ignore[arg-type]
+
+    parsed: Parsed = parse_json(text) if _is_json(path, text) else parse_yaml(text)
+    root = parsed.root
+    if root is None:
+        for p in parsed.problems:
+            sink.add(p.message, p.span)
+        if not parsed.problems:
+            sink.add("the contract file holds no document", Span(0, 0))
+        return ContractFacts(path, fmt, findings=sink.sorted())  # type: ignore[arg-type]
+
+    endpoints: tuple = ()
+    models: tuple = ()
+    if fmt == "specdsl":
+        from . import dsl
+
+        endpoints, models = dsl.parse(path, root, data, sink)
+    elif isinstance(root, MapNode) and "openapi" in root:
+        from . import openapi
+
+        fmt = "openapi"
+        endpoints, models = openapi.parse(path, root, data, sink)
+    elif isinstance(root, MapNode) and "swagger" in root:
+        node = root.get("swagger")
+        version = str(node.value) if isinstance(node, ScalarNode) and node.value is not None else None
+        sink.add(
+            f"Swagger {version or '2.0'} is not supported: convert the contract to OpenAPI 3 "
+            "(for example with swagger2openapi)",
+            root.key_span("swagger") or root.open_span,
+        )
+    elif isinstance(root, MapNode):
+        sink.add(
+            "not an API contract: expected a top-level `openapi` key (OpenAPI 3.x), "
+            "or a SpecDSL file named `*.dsl.json`",
+            root.open_span,
+        )
+    else:
+        opening = root.open_span if isinstance(root, SeqNode) else root.span
+        sink.add(f"not an API contract: the document must be an object, got {kind(root)}", opening)
+
+    for p in parsed.duplicates:
+        sink.add(p.message, p.span)
+    if parsed.problems:  # the tree was recovered from broken JSON: only syntax errors are reliable
+        sink = _only(sink, parsed)
+    return ContractFacts(path, fmt, endpoints, models, sink.sorted())  # type: ignore[arg-type]
+
+
+def _only(sink: Sink, parsed: Parsed) -> Sink:
+    fresh = Sink(sink.path)
+    for p in parsed.problems:
+        fresh.add(p.message, p.span)
+    return fresh

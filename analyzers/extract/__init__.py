@@ -1,0 +1,48 @@
+"""Per-file extraction: ``extract(path, text) -> FileFacts``, pure and deterministic.
+
+The grammar is chosen by extension (``analyzers.languages``); the rules are the query
+files under ``analyzers/queries``. ``EXTRACTOR_VERSION`` changes whenever the extraction
+code or a query changes, so cached facts from another version are never reused.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from importlib import resources
+
+from ..languages import language_of
+from ..model import FileFacts
+
+
+def extract(path: str, text: str) -> FileFacts:
+    """The facts of one source file. Raises ``ValueError`` for a path that is not source."""
+    lang = language_of(path)
+    if lang == "python":
+        from .python import extract_python
+
+        return extract_python(path, text)
+    if lang in ("vue", "svelte"):
+        from .components import extract_component
+
+        return extract_component(path, text, lang)
+    if lang in ("typescript", "tsx", "javascript"):
+        from .ecma import extract_ecma
+
+        return extract_ecma(path, text, lang)
+    raise ValueError(f"{path}: not a source file specward analyzes")
+
+
+def _version() -> str:
+    h = hashlib.blake2b(digest_size=8)
+    root = resources.files("specward.analyzers")
+    names = ["model.py"] + [f"extract/{p.name}" for p in sorted(root.joinpath("extract").iterdir(), key=lambda p: p.name)
+                            if p.name.endswith(".py")]
+    names += [f"queries/{p.name}" for p in sorted(root.joinpath("queries").iterdir(), key=lambda p: p.name)
+              if p.name.endswith(".scm")]
+    for name in names:
+        h.update(name.encode())
+        h.update(root.joinpath(name).read_bytes())
+    return h.hexdigest()
+
+
+EXTRACTOR_VERSION = _version()

@@ -1,0 +1,914 @@
+"""Per-file facts from Python source: ``extract_python(path, text) -> FileFacts``.
+
+The rules live in two query files, each run once per file:
+
+* ``queries/python-definitions.scm``: functions and classes (the scopes), imports,
+  assignments, ``self.x = <call>``, ``with <call> as x`` and other name bindings;
+* ``queries/python-calls.scm``: calls that may be HTTP calls and route decorators.
+
+Python code here only turns the captured nodes into plain data: qualified names come
+from the nesting of the captured scope ranges (no tree walk), and a small recursive
+function turns an expression into a URL expression (``UrlExpr``).
+
+Decisions the model leaves open:
+
+* ``import a.b`` binds ``Import("a.b", "*", "a.b")`` (the local is the dotted path as
+  callees spell it); ``from m import *`` is ``Import("m", "*", "*")``. Imports are
+  collected wherever they appear (also inside functions and ``try`` blocks).
+  An import's span is the span of its element (``a.b``, ``x as y``, ``*``).
+* ``Definition`` and ``ClientDef`` spans are the span of the bound name.
+* A client created in a class body (``session = requests.Session()``) is recorded as
+  ``self.session`` with the class as scope, like ``self.session = ...`` in a method.
+* An argument that is a call, a conditional, a subscript, ... is ``StrVal((Unknown(..),))``
+  (it may produce a URL); numbers, booleans, ``None``, lists, tuples, lambdas and bytes
+  are ``OtherVal``.
+* Besides the brief's rules, a call is recorded when an argument has an ``Arg`` part
+  anywhere (``f"{BASE}{path}"``) or refers to a module constant of the same file whose
+  value contains ``/``.
+* Decorator calls that are recorded as ``Route``s are not also recorded as call sites.
+* Inside a class body a name assigned in that class body resolves to ``Ref("Cls.name")``.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_right
+from string import Formatter
+
+from ..languages import parser, query
+from ..model import (
+    Arg,
+    CallSite,
+    ClientDef,
+    Definition,
+    Env,
+    FileFacts,
+    FunctionDef,
+    Import,
+    Lit,
+    ObjVal,
+    OtherVal,
+    Param,
+    Ref,
+    Route,
+    Span,
+    StrVal,
+    Unknown,
+)
+
+_DEFS = "python-definitions.scm"
+_CALLS = "python-calls.scm"
+
+_CLIENT_CTORS = {
+    "requests.Session": "requests",
+    "requests.session": "requests",
+    "requests.sessions.Session": "requests",
+    "httpx.Client": "httpx",
+    "httpx.AsyncClient": "httpx",
+    "aiohttp.ClientSession": "aiohttp",
+    "aiohttp.client.ClientSession": "aiohttp",
+}
+_ROUTERS = {
+    "fastapi.FastAPI": ("fastapi", "prefix"),
+    "fastapi.APIRouter": ("fastapi", "prefix"),
+    "fastapi.routing.APIRouter": ("fastapi", "prefix"),
+    "flask.Flask": ("flask", None),
+    "flask.Blueprint": ("flask", "url_prefix"),
+}
+_ROUTE_VERBS = {"get", "post", "put", "patch", "delete", "head", "options", "trace"}
+
+# Value kinds that are never strings (-> OtherVal); anything else that is not understood
+# becomes Unknown(<reason>).
+_NOT_STRING = frozenset(
+    (
+        "integer", "float", "true", "false", "none", "list", "tuple", "set", "dictionary",
+        "lambda", "list_comprehension", "dictionary_comprehension", "set_comprehension",
+        "generator_expression", "ellipsis", "unary_operator", "not_operator",
+        "comparison_operator", "list_splat", "dictionary_splat",
+    )
+)
+_REASONS = {
+    "call": "call",
+    "conditional_expression": "conditional",
+    "subscript": "subscript",
+    "await": "await",
+    "binary_operator": "arithmetic",
+    "boolean_operator": "boolean expression",
+    "attribute": "attribute of an expression",
+}
+
+_DOTTED = re.compile(r"[^\W\d]\w*(?:\.[^\W\d]\w*)*")
+_IDENT = re.compile(r"[^\W\d]\w*")
+_WS = re.compile(r"\s+")
+_ESCAPE = re.compile(
+    r"\\(?:(\n)|([\\'\"abfnrtv])|x([0-9a-fA-F]{2})|u([0-9a-fA-F]{4})|U([0-9a-fA-F]{8})"
+    r"|N\{([^}]+)\}|([0-7]{1,3}))"
+)
+_SIMPLE_ESC = {"\\": "\\", "'": "'", '"': '"', "a": "\a", "b": "\b", "f": "\f", "n": "\n",
+               "r": "\r", "t": "\t", "v": "\v"}
+_PERCENT = re.compile(
+    r"%(?:\(([^)]*)\))?[-#0 +]*(?:\*|\d+)?(?:\.(?:\*|\d+))?[hlL]?([diouxXeEfFgGcrsa%])"
+)
+_FLASK_PARAM = re.compile(r"<(?:[^<>:]+:)?([^<>:]+)>")
+_TYPED_PARAM = re.compile(r"\{([^{}:]+):[^{}]*\}")
+
+
+def _unescape_one(m: re.Match[str]) -> str:
+    if m.group(1) is not None:
+        return ""
+    if m.group(2) is not None:
+        return _SIMPLE_ESC[m.group(2)]
+    if m.group(6) is not None:
+        import unicodedata
+
+        try:
+            return unicodedata.lookup(m.group(6))
+        except KeyError:
+            return m.group(0)
+    code = m.group(3) or m.group(4) or m.group(5) or m.group(7)
+    base = 8 if m.group(7) is not None else 16
+    try:
+        return chr(int(code, base))
+    except (ValueError, OverflowError):
+        return m.group(0)
+
+
+def _unescape(s: str) -> str:
+    return _ESCAPE.sub(_unescape_one, s) if "\\" in s else s
+
+
+def _span(n) -> Span:
+    return Span(n.start_byte, n.end_byte)
+
+
+def _text(n) -> str:
+    return n.text.decode("utf-8", "replace")
+
+
+def _merge(parts) -> tuple:
+    out: list = []
+    for p in parts:
+        if type(p) is Lit:
+            if not p.text:
+                continue
+            if out and type(out[-1]) is Lit:
+                out[-1] = Lit(out[-1].text + p.text)
+                continue
+        out.append(p)
+    return tuple(out) if out else (Lit(""),)
+
+
+def _last_ident(n) -> str:
+    names = _IDENT.findall(_text(n))
+    return names[-1] if names else "param"
+
+
+def _all_unknown(e) -> bool:
+    return all(type(p) is Unknown for p in e)
+
+
+class _Scope:
+    """A function or class: byte range, qualified name and the names bound in it."""
+
+    __slots__ = ("start", "end", "qual", "is_class", "parent", "func", "cls", "node",
+                 "name_node", "params_node", "params", "counts", "values")
+
+    def __init__(self, node, name_node, params_node, is_class: bool) -> None:
+        self.start = node.start_byte
+        self.end = node.end_byte
+        self.node = node
+        self.name_node = name_node
+        self.params_node = params_node
+        self.is_class = is_class
+        self.qual = ""
+        self.parent: _Scope | None = None
+        self.func: _Scope | None = None  # nearest function, self included
+        self.cls: _Scope | None = None  # nearest class, self included
+        self.params: dict[str, int] = {}
+        self.counts: dict[str, int] = {}
+        self.values: dict[str, object] = {}
+
+
+def _positional_params(params_node, method: bool) -> list[str]:
+    names: list[str] = []
+    for c in params_node.named_children:
+        t = c.type
+        if t == "identifier":
+            names.append(_text(c))
+        elif t in ("default_parameter", "typed_default_parameter"):
+            name = c.child_by_field_name("name")
+            names.append(_text(name) if name is not None and name.type == "identifier" else "param")
+        elif t == "typed_parameter":
+            first = c.named_children[0] if c.named_child_count else None
+            if first is None or first.type != "identifier":
+                break  # *args: T / **kwargs: T
+            names.append(_text(first))
+        elif t in ("list_splat_pattern", "dictionary_splat_pattern", "keyword_separator"):
+            break
+        elif t == "tuple_pattern":
+            names.append("param")
+    if method and names and names[0] in ("self", "cls"):
+        del names[0]
+    return names
+
+
+class _Extractor:
+    def __init__(self, path: str, text: str) -> None:
+        self.path = path
+        self.src = text.encode("utf-8", "surrogatepass")
+        self.tree = parser("python").parse(self.src)
+        self.scopes: list[_Scope] = []
+        self.starts: list[int] = []
+        self.module = _Scope.__new__(_Scope)  # module-level bindings only
+        self.module.counts, self.module.values = {}, {}
+        self.imports: list[Import] = []
+        self.by_local: dict[str, Import] = {}
+        self.assigns: list[tuple] = []  # (name node, value node, owner scope or None)
+        self.members: list[tuple] = []  # (target node, call node, owner scope or None)
+        self.withs: list[tuple] = []  # (name node, call node, owner scope or None)
+        self.env_subscripts: set[str] = {"os.environ"}
+        self.env_calls: set[str] = {"os.getenv", "os.environ.get"}
+        self.url_constants: set[str] = set()
+        self.cache: dict[int, object] = {}
+
+    # ------------------------------------------------------------------ scopes
+    def innermost(self, pos: int) -> _Scope | None:
+        scopes = self.scopes
+        i = bisect_right(self.starts, pos) - 1
+        while i >= 0:
+            s = scopes[i]
+            if pos < s.end:
+                return s
+            p = s.parent
+            if p is None:
+                return None
+            i = p._index  # type: ignore[attr-defined]
+        return None
+
+    def build_scopes(self, found: list[_Scope]) -> None:
+        found.sort(key=lambda s: (s.start, -s.end))
+        stack: list[_Scope] = []
+        for i, s in enumerate(found):
+            s._index = i  # type: ignore[attr-defined]
+            while stack and stack[-1].end <= s.start:
+                stack.pop()
+            p = stack[-1] if stack else None
+            s.parent = p
+            name = _text(s.name_node)
+            s.qual = f"{p.qual}.{name}" if p else name
+            s.func = p.func if s.is_class and p else (None if s.is_class else s)
+            s.cls = s if s.is_class else (p.cls if p else None)
+            if not s.is_class:
+                s.params = {n: k for k, n in enumerate(_positional_params(s.params_node, p is not None and p.is_class))}
+            stack.append(s)
+        self.scopes = found
+        self.starts = [s.start for s in found]
+
+    # ------------------------------------------------------------------ names
+    def qualify(self, dotted: str) -> str:
+        """``hx.Client`` -> ``httpx.Client`` through the file's imports."""
+        if dotted in self.by_local:
+            imp = self.by_local[dotted]
+            return imp.module if imp.name == "*" else f"{imp.module}.{imp.name}"
+        parts = dotted.split(".")
+        for k in range(len(parts) - 1, 0, -1):
+            imp = self.by_local.get(".".join(parts[:k]))
+            if imp is not None:
+                base = imp.module if imp.name == "*" else f"{imp.module}.{imp.name}"
+                return ".".join([base, *parts[k:]])
+        return dotted
+
+    def dotted(self, n) -> str | None:
+        if n.type == "identifier":
+            return _text(n)
+        if n.type != "attribute":
+            return None
+        s = _WS.sub("", _text(n))
+        return s if _DOTTED.fullmatch(s) else None
+
+    # ------------------------------------------------------------------ expressions
+    def expr(self, n, sc: _Scope | None, seen: tuple = ()) -> tuple | None:
+        """The URL expression of ``n`` as a whole value; None when it is not string-like."""
+        t = n.type
+        if t == "string":
+            return self.string(n, sc, seen)
+        if t == "identifier":
+            return self.name(n, sc, seen)
+        if t == "attribute":
+            d = self.dotted(n)
+            if d is None:
+                return (Unknown(_REASONS["attribute"]),)
+            root, _, rest = d.partition(".")
+            if sc is not None and sc.func is sc and "." not in rest:
+                idx = sc.params.get(root)
+                if idx is not None:
+                    return (Arg(idx, rest),)
+            return (Ref(d),)
+        if t == "concatenated_string":
+            parts: list = []
+            for c in n.named_children:
+                if c.type == "string":
+                    e = self.string(c, sc, seen)
+                    if e is None:
+                        return None
+                    parts.extend(e)
+            return _merge(parts)
+        if t == "binary_operator":
+            return self.binary(n, sc, seen)
+        if t == "call":
+            return self.call_value(n, sc, seen)
+        if t == "subscript":
+            return self.subscript(n, sc) or (Unknown("subscript"),)
+        if t == "parenthesized_expression":
+            inner = [c for c in n.named_children if c.type != "comment"]
+            return self.expr(inner[0], sc, seen) if len(inner) == 1 else None
+        if t in _NOT_STRING:
+            return None
+        return (Unknown(_REASONS.get(t, t.replace("_", " "))),)
+
+    def part(self, n, sc: _Scope | None, seen: tuple) -> tuple:
+        """A piece of a larger string (interpolation, ``+`` operand, format argument)."""
+        e = self.expr(n, sc, seen)
+        if e is None or _all_unknown(e):
+            return (Param(_last_ident(n)),)
+        return e
+
+    def string(self, n, sc: _Scope | None, seen: tuple) -> tuple | None:
+        kids = n.children
+        if not kids:
+            return None
+        start = kids[0]
+        prefix = _text(start).lower().rstrip("'\"")
+        if "b" in prefix:
+            return None
+        raw = "r" in prefix
+        if "f" not in prefix and "t" not in prefix:
+            end = kids[-1].start_byte if kids[-1].type == "string_end" and len(kids) > 1 else n.end_byte
+            body = self.src[start.end_byte:end].decode("utf-8", "replace")
+            return (Lit(body if raw else _unescape(body)),)
+        parts: list = []
+        for c in kids:
+            t = c.type
+            if t == "string_content":
+                s = _text(c)
+                if not raw:
+                    s = _unescape(s)
+                parts.append(Lit(s.replace("{{", "{").replace("}}", "}")))
+            elif t == "interpolation":
+                e = c.child_by_field_name("expression")
+                if e is not None:
+                    parts.extend(self.part(e, sc, seen))
+        return _merge(parts)
+
+    def literal(self, n) -> str | None:
+        """The text of a plain (non-f, non-bytes) string literal or concatenation."""
+        if n.type == "string":
+            e = self.string(n, None, ())
+        elif n.type == "concatenated_string":
+            e = self.expr(n, None, ())
+        else:
+            return None
+        if e is not None and len(e) == 1 and type(e[0]) is Lit:
+            return e[0].text
+        return None
+
+    def name(self, n, sc: _Scope | None, seen: tuple) -> tuple:
+        name = _text(n)
+        if sc is not None:
+            if sc.is_class:
+                if name in sc.counts:
+                    return (Ref(f"{sc.qual}.{name}"),)
+            else:
+                idx = sc.params.get(name)
+                if idx is not None:
+                    return (Arg(idx),)
+                if sc.counts.get(name) == 1 and name not in seen:
+                    v = sc.values.get(name)
+                    if v is not None:
+                        e = self.expr(v, sc, (*seen, name))
+                        if e is not None and not _all_unknown(e):
+                            return e
+        return (Ref(name),)
+
+    def subscript(self, n, sc: _Scope | None) -> tuple | None:
+        value = n.child_by_field_name("value")
+        key_node = n.child_by_field_name("subscript")
+        if value is None or key_node is None:
+            return None
+        key = self.literal(key_node)
+        d = self.dotted(value)
+        if key is None or d is None:
+            return None
+        if d in self.env_subscripts:
+            return (Env(key),)
+        if sc is not None and sc.func is sc:
+            idx = sc.params.get(d)
+            if idx is not None:
+                return (Arg(idx, key),)
+        return None
+
+    def call_value(self, n, sc: _Scope | None, seen: tuple) -> tuple:
+        fn = n.child_by_field_name("function")
+        args = n.child_by_field_name("arguments")
+        if fn is None or args is None or args.type != "argument_list":
+            return (Unknown("call"),)
+        d = self.dotted(fn)
+        if d is not None and d in self.env_calls:
+            first = next((c for c in args.named_children if c.type != "comment"), None)
+            key = self.literal(first) if first is not None else None
+            if key is not None:
+                return (Env(key),)
+        if fn.type == "attribute":
+            attr = fn.child_by_field_name("attribute")
+            obj = fn.child_by_field_name("object")
+            if attr is not None and obj is not None and attr.text == b"format":
+                tmpl = self.literal(obj)
+                if tmpl is not None:
+                    return self.format(tmpl, args, sc, seen)
+        return (Unknown("call"),)
+
+    def format(self, tmpl: str, args, sc: _Scope | None, seen: tuple) -> tuple:
+        positional: list = []
+        keywords: dict[str, object] = {}
+        for c in args.named_children:
+            t = c.type
+            if t == "keyword_argument":
+                k, v = c.child_by_field_name("name"), c.child_by_field_name("value")
+                if k is not None and v is not None:
+                    keywords[_text(k)] = v
+            elif t in ("list_splat", "dictionary_splat"):
+                positional.append(None)
+            elif t != "comment":
+                positional.append(c)
+        try:
+            pieces = list(Formatter().parse(tmpl))
+        except ValueError:
+            return (Unknown("format"),)
+        parts: list = []
+        auto = 0
+        for lit, field, _spec, _conv in pieces:
+            if lit:
+                parts.append(Lit(lit))
+            if field is None:
+                continue
+            head = re.match(r"[^.\[]*", field).group()  # type: ignore[union-attr]
+            if head == "":
+                node = positional[auto] if auto < len(positional) else None
+                auto += 1
+            elif head.isdigit():
+                i = int(head)
+                node = positional[i] if i < len(positional) else None
+            else:
+                node = keywords.get(head)
+            if node is None or head != field:
+                parts.append(Param(_IDENT.findall(field)[-1] if _IDENT.findall(field) else "param"))
+            else:
+                parts.extend(self.part(node, sc, seen))
+        return _merge(parts)
+
+    def binary(self, n, sc: _Scope | None, seen: tuple) -> tuple | None:
+        op = n.child_by_field_name("operator")
+        op_type = op.type if op is not None else ""
+        if op_type == "+":
+            operands = []
+            node = n
+            while node.type == "binary_operator":
+                o = node.child_by_field_name("operator")
+                if o is None or o.type != "+":
+                    break
+                operands.append(node.child_by_field_name("right"))
+                node = node.child_by_field_name("left")
+            operands.append(node)
+            parts: list = []
+            for o in reversed(operands):
+                if o is None:
+                    return (Unknown("arithmetic"),)
+                e = self.expr(o, sc, seen)
+                if e is None:
+                    return None
+                parts.extend((Param(_last_ident(o)),) if _all_unknown(e) else e)
+            return _merge(parts)
+        if op_type == "%":
+            left = n.child_by_field_name("left")
+            tmpl = self.literal(left) if left is not None else None
+            if tmpl is not None:
+                return self.percent(tmpl, n.child_by_field_name("right"), sc, seen)
+        return (Unknown("arithmetic"),)
+
+    def percent(self, tmpl: str, right, sc: _Scope | None, seen: tuple) -> tuple:
+        positional: list = []
+        named: dict[str, object] = {}
+        if right is not None and right.type == "tuple":
+            positional = [c for c in right.named_children if c.type != "comment"]
+        elif right is not None and right.type == "dictionary":
+            for pair in right.named_children:
+                if pair.type == "pair":
+                    k = self.literal(pair.child_by_field_name("key"))
+                    if k is not None:
+                        named[k] = pair.child_by_field_name("value")
+        elif right is not None:
+            positional = [right]
+        parts: list = []
+        pos = 0
+        i = 0
+        for m in _PERCENT.finditer(tmpl):
+            parts.append(Lit(tmpl[pos:m.start()]))
+            pos = m.end()
+            if m.group(2) == "%":
+                parts.append(Lit("%"))
+                continue
+            if m.group(1) is not None:
+                node, label = named.get(m.group(1)), m.group(1)
+            else:
+                node, label = (positional[i] if i < len(positional) else None), "param"
+                i += 1
+            parts.extend(self.part(node, sc, seen) if node is not None else (Param(label),))
+        parts.append(Lit(tmpl[pos:]))
+        return _merge(parts)
+
+    def value(self, n, sc: _Scope | None):
+        """An argument value: StrVal, ObjVal or OtherVal."""
+        key = n.id
+        v = self.cache.get(key)
+        if v is None:
+            if n.type == "dictionary":
+                v = self.obj(n, sc)
+            else:
+                e = self.expr(n, sc)
+                v = OtherVal(_span(n)) if e is None else StrVal(e, _span(n))
+            self.cache[key] = v
+        return v
+
+    def obj(self, n, sc: _Scope | None):
+        fields: list = []
+        pairs = 0
+        for p in n.named_children:
+            if p.type != "pair":
+                continue
+            pairs += 1
+            k = p.child_by_field_name("key")
+            v = p.child_by_field_name("value")
+            key = self.literal(k) if k is not None else None
+            if key is None or v is None:
+                continue
+            if v.type == "dictionary":
+                fields.append((key, self.obj(v, sc)))
+            else:
+                e = self.expr(v, sc)
+                if e is not None:
+                    fields.append((key, StrVal(e, _span(v))))
+        if pairs and not fields and all(
+            self.literal(p.child_by_field_name("key")) is None for p in n.named_children if p.type == "pair"
+        ):
+            return OtherVal(_span(n))
+        return ObjVal(tuple(fields), _span(n))
+
+    # ------------------------------------------------------------------ extraction
+    def run(self) -> FileFacts:
+        root = self.tree.root_node
+        defs_q = query("python", _DEFS)
+        from tree_sitter import QueryCursor
+
+        kinds = _kinds(defs_q)
+        found: list[_Scope] = []
+        bindings: list[tuple] = []
+        for idx, caps in QueryCursor(defs_q).matches(root):
+            kind = kinds[idx]
+            if kind == "function":
+                found.append(_Scope(caps["function"][0], caps["function.name"][0], caps["function.params"][0], False))
+            elif kind == "class":
+                found.append(_Scope(caps["class"][0], caps["class.name"][0], None, True))
+            elif kind == "import":
+                item = caps["import.item"][0]
+                module = _WS.sub("", _text(caps["import.module"][0]))
+                alias = caps.get("import.alias")
+                self.imports.append(Import(module, "*", _text(alias[0]) if alias else module, _span(item)))
+            elif kind == "from":
+                item = caps["from.item"][0]
+                module = _WS.sub("", _text(caps["from.module"][0]))
+                if module == "__future__":
+                    continue
+                name = caps.get("from.name")
+                if name is None:
+                    self.imports.append(Import(module, "*", "*", _span(item)))
+                else:
+                    n = _WS.sub("", _text(name[0]))
+                    alias = caps.get("from.alias")
+                    self.imports.append(Import(module, n, _text(alias[0]) if alias else n, _span(item)))
+            else:
+                bindings.append((kind, caps))
+        self.build_scopes(found)
+        for imp in self.imports:
+            self.by_local.setdefault(imp.local, imp)
+            if imp.module == "os":
+                if imp.name == "*":
+                    self.env_subscripts.add(f"{imp.local}.environ")
+                    self.env_calls.update((f"{imp.local}.getenv", f"{imp.local}.environ.get"))
+                elif imp.name == "environ":
+                    self.env_subscripts.add(imp.local)
+                    self.env_calls.add(f"{imp.local}.get")
+                elif imp.name == "getenv":
+                    self.env_calls.add(imp.local)
+
+        module = self.module
+        for kind, caps in bindings:
+            if kind == "assign":
+                name_node = caps["assign.name"][0]
+                owner = self.innermost(name_node.start_byte)
+                target = owner if owner is not None else module
+                name = _text(name_node)
+                target.counts[name] = target.counts.get(name, 0) + 1
+                value = caps["assign.value"][0]
+                target.values.setdefault(name, value)
+                self.assigns.append((name_node, value, owner))
+            elif kind == "rebind":
+                n = caps["rebind"][0]
+                owner = self.innermost(n.start_byte)
+                target = owner if owner is not None else module
+                name = _text(n)
+                target.counts[name] = target.counts.get(name, 0) + 1
+            elif kind == "member":
+                t = caps["member.target"][0]
+                self.members.append((t, caps["member.value"][0], self.innermost(t.start_byte)))
+            elif kind == "with":
+                n = caps["with.name"][0]
+                self.withs.append((n, caps["with.value"][0], self.innermost(n.start_byte)))
+
+        definitions, constants, clients, routers = self.bindings()
+        functions = self.functions(definitions)
+        calls, routes = self.calls(routers)
+        definitions.sort(key=lambda d: d.span.start)
+        return FileFacts(
+            path=self.path,
+            language="python",
+            imports=tuple(self.imports),
+            definitions=tuple(definitions),
+            functions=tuple(functions),
+            constants=tuple(constants),
+            clients=tuple(clients),
+            calls=tuple(calls),
+            routes=tuple(routes),
+        )
+
+    def client_kind(self, call) -> str | None:
+        fn = call.child_by_field_name("function")
+        d = self.dotted(fn) if fn is not None else None
+        return _CLIENT_CTORS.get(self.qualify(d)) if d is not None else None
+
+    def client_base(self, call, kind: str, sc: _Scope | None):
+        args = call.child_by_field_name("arguments")
+        if args is None or kind == "requests":
+            return None
+        first = True
+        for c in args.named_children:
+            t = c.type
+            if t == "comment":
+                continue
+            if t == "keyword_argument":
+                k = c.child_by_field_name("name")
+                v = c.child_by_field_name("value")
+                if k is not None and v is not None and k.text == b"base_url":
+                    return self.expr(v, sc) or (Unknown("base_url"),)
+            elif first and kind == "aiohttp":
+                return self.expr(c, sc) or (Unknown("base_url"),)
+            first = False
+        return None
+
+    def bindings(self):
+        definitions: list[Definition] = []
+        constants: list = []
+        clients: list[ClientDef] = []
+        routers: dict[str, tuple] = {}  # module-level name -> (framework, prefix)
+        module = self.module
+        seen_defs: set[str] = set()
+        class_seen: set[tuple[int, str]] = set()
+        for name_node, value, owner in self.assigns:
+            name = _text(name_node)
+            if owner is None:
+                if name not in seen_defs:
+                    seen_defs.add(name)
+                    definitions.append(Definition(name, "variable", _span(name_node)))
+                if module.counts.get(name) == 1:
+                    e = self.expr(value, None)
+                    if e is not None and not _all_unknown(e):
+                        constants.append((name, e))
+                        if any(type(p) is Lit and "/" in p.text for p in e):
+                            self.url_constants.add(name)
+            elif owner.is_class:
+                key = (owner.start, name)
+                if owner.counts.get(name) == 1 and key not in class_seen:
+                    class_seen.add(key)
+                    e = self.expr(value, owner)
+                    if e is not None and not _all_unknown(e):
+                        constants.append((f"{owner.qual}.{name}", e))
+            if value.type != "call":
+                continue
+            kind = self.client_kind(value)
+            if kind is not None:
+                if owner is not None and owner.is_class:
+                    clients.append(ClientDef(f"self.{name}", kind, self.client_base(value, kind, owner),
+                                             _span(name_node), owner.qual))
+                else:
+                    clients.append(ClientDef(name, kind, self.client_base(value, kind, owner), _span(name_node),
+                                             owner.func.qual if owner is not None and owner.func else None))
+            elif owner is None and module.counts.get(name) == 1:
+                fn = value.child_by_field_name("function")
+                d = self.dotted(fn) if fn is not None else None
+                router = _ROUTERS.get(self.qualify(d)) if d is not None else None
+                if router is not None:
+                    framework, prefix_kw = router
+                    prefix = ""
+                    args = value.child_by_field_name("arguments")
+                    if prefix_kw and args is not None:
+                        for c in args.named_children:
+                            if c.type == "keyword_argument" and c.child_by_field_name("name").text == prefix_kw.encode():
+                                prefix = self.literal(c.child_by_field_name("value")) or ""
+                    routers[name] = (framework, prefix)
+        for target, call, owner in self.members:
+            kind = self.client_kind(call)
+            if kind is not None:
+                cls = owner.cls if owner is not None else None
+                clients.append(ClientDef(_WS.sub("", _text(target)), kind, self.client_base(call, kind, owner),
+                                         _span(target), cls.qual if cls else None))
+        for name_node, call, owner in self.withs:
+            kind = self.client_kind(call)
+            if kind is not None:
+                clients.append(ClientDef(_text(name_node), kind, self.client_base(call, kind, owner),
+                                         _span(name_node), owner.func.qual if owner is not None and owner.func else None))
+        clients.sort(key=lambda c: c.span.start)
+        return definitions, constants, clients, routers
+
+    def functions(self, definitions: list[Definition]) -> list[FunctionDef]:
+        out: list[FunctionDef] = []
+        for s in self.scopes:
+            p = s.parent
+            if s.is_class:
+                if p is None:
+                    definitions.append(Definition(s.qual, "class", _span(s.name_node)))
+                continue
+            out.append(FunctionDef(s.qual, tuple(s.params), _span(s.node), _span(s.name_node)))
+            if p is None:
+                definitions.append(Definition(s.qual, "function", _span(s.name_node)))
+            elif p.is_class and p.parent is None:
+                definitions.append(Definition(s.qual, "method", _span(s.name_node)))
+        return out
+
+    def qualifies(self, a, sc: _Scope | None) -> bool:
+        """Whether argument ``a`` makes its call a possible HTTP call."""
+        t = a.type
+        fn = sc if sc is not None and sc.func is sc else None
+        if t == "identifier":
+            name = _text(a)
+            if name in self.url_constants:
+                return True
+            if fn is None or (name not in fn.params and not (fn.counts.get(name) == 1 and name in fn.values)):
+                return False
+        elif t in ("attribute", "subscript"):
+            root = _IDENT.match(_text(a))
+            if fn is None or root is None or root.group() not in fn.params:
+                return False
+        v = self.value(a, sc)
+        if type(v) is not StrVal:
+            return False
+        for p in v.expr:
+            tp = type(p)
+            if tp is Arg or (tp is Lit and "/" in p.text) or (tp is Ref and p.name in self.url_constants):
+                return True
+        return False
+
+    def calls(self, routers: dict[str, tuple]):
+        calls_q = query("python", _CALLS)
+        from tree_sitter import QueryCursor
+
+        kinds = _kinds(calls_q)
+        accepted: dict[int, tuple] = {}  # call node id -> (call node, scope)
+        rejected_args: set[int] = set()
+        route_matches: list[dict] = []
+        for idx, caps in QueryCursor(calls_q).matches(self.tree.root_node):
+            kind = kinds[idx]
+            if kind == "route":
+                route_matches.append(caps)
+                continue
+            call = caps["call"][0]
+            cid = call.id
+            if cid in accepted:
+                continue
+            sc = self.innermost(call.start_byte)
+            if kind == "verb":
+                accepted[cid] = (call, sc)
+                continue
+            a = caps["call.arg"][0]
+            if a.id in rejected_args:
+                continue
+            if self.qualifies(a, sc):
+                accepted[cid] = (call, sc)
+            else:
+                rejected_args.add(a.id)
+
+        routes, route_calls = self.routes(route_matches, routers)
+        out: list[CallSite] = []
+        for cid, (call, sc) in accepted.items():
+            if cid in route_calls:
+                continue
+            out.append(self.call_site(call, sc))
+        out.sort(key=lambda c: (c.span.start, c.span.end))
+        return out, routes
+
+    def call_site(self, call, sc: _Scope | None) -> CallSite:
+        fn = call.child_by_field_name("function")
+        args_node = call.child_by_field_name("arguments")
+        args: list = []
+        kwargs: list = []
+        if args_node is not None and args_node.type == "argument_list":
+            for c in args_node.named_children:
+                t = c.type
+                if t == "keyword_argument":
+                    k = c.child_by_field_name("name")
+                    v = c.child_by_field_name("value")
+                    if k is not None and v is not None:
+                        kwargs.append((_text(k), self.value(v, sc)))
+                elif t == "list_splat":
+                    args.append(OtherVal(_span(c)))
+                elif t not in ("comment", "dictionary_splat"):
+                    args.append(self.value(c, sc))
+        elif args_node is not None:
+            args.append(OtherVal(_span(args_node)))
+        fscope = sc.func if sc is not None else None
+        return CallSite(
+            callee=_WS.sub("", _text(fn)) if fn is not None else "",
+            span=_span(call),
+            args=tuple(args),
+            kwargs=tuple(kwargs),
+            scope=fscope.qual if fscope is not None else None,
+        )
+
+    def routes(self, matches: list[dict], routers: dict[str, tuple]):
+        routes: list[Route] = []
+        route_calls: set[int] = set()
+        flask = any(i.module == "flask" or i.module.startswith("flask.") for i in self.imports)
+        fastapi = any(i.module == "fastapi" or i.module.startswith("fastapi.") for i in self.imports)
+        for caps in matches:
+            call = caps["route"][0]
+            owner = _WS.sub("", _text(caps["route.owner"][0]))
+            verb = _text(caps["route.verb"][0])
+            args = caps["route.args"][0]
+            path_node = None
+            methods_node = None
+            for c in args.named_children:
+                if c.type == "keyword_argument":
+                    k = _text(c.child_by_field_name("name"))
+                    if k in ("path", "rule") and path_node is None:
+                        path_node = c.child_by_field_name("value")
+                    elif k == "methods":
+                        methods_node = c.child_by_field_name("value")
+                elif c.type != "comment" and path_node is None:
+                    path_node = c
+            path = self.literal(path_node) if path_node is not None else None
+            if path is None:
+                continue
+            router = routers.get(owner)
+            if router is None and not path.startswith("/"):
+                continue
+            if router is not None:
+                framework, prefix = router
+            else:
+                framework, prefix = ("flask" if flask or (verb == "route" and not fastapi) else "fastapi"), ""
+            if verb in _ROUTE_VERBS:
+                methods = [verb.upper()]
+            else:
+                methods = []
+                if methods_node is not None and methods_node.type in ("list", "tuple", "set"):
+                    for m in methods_node.named_children:
+                        lit = self.literal(m)
+                        if lit:
+                            methods.append(lit.upper())
+                methods = methods or ["GET"]
+            full = _join(prefix, path)
+            full = _TYPED_PARAM.sub(r"{\1}", _FLASK_PARAM.sub(r"{\1}", full))
+            for m in methods:
+                routes.append(Route(m, full, _span(path_node), framework))
+            route_calls.add(call.id)
+        return routes, route_calls
+
+
+def _join(prefix: str, path: str) -> str:
+    if not prefix:
+        return path
+    if prefix.endswith("/") and path.startswith("/"):
+        return prefix + path[1:]
+    return prefix + path
+
+
+_KINDS: dict[int, list] = {}
+
+
+def _kinds(q) -> list:
+    k = _KINDS.get(id(q))
+    if k is None:
+        k = _KINDS[id(q)] = [q.pattern_settings(i).get("kind") for i in range(q.pattern_count)]
+    return k
+
+
+def extract_python(path: str, text: str) -> FileFacts:
+    """The facts of one Python file. Tolerates syntax errors: what parses is extracted."""
+    return _Extractor(path, text).run()

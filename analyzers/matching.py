@@ -1,0 +1,225 @@
+"""Matching resolved HTTP calls against declared endpoints. Pure.
+
+A call matches an endpoint when its path template equals the endpoint's path, with or
+without the contract's base path (clients often add the base in an interceptor or from an
+environment variable), segment by segment: a ``{param}`` on either side matches any one
+segment. When the call's URL came from a base (client ``baseURL``, a base constant), the
+part after the base is tried too.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from difflib import SequenceMatcher
+from typing import Iterable, Literal
+
+from .codes import CODES
+from .http import HttpCall
+from .model import Endpoint, Finding
+
+Status = Literal["matched", "phantom", "method-mismatch", "unresolved"]
+
+_PARAM = re.compile(r"\{[^{}/]*\}")
+
+
+@dataclass(frozen=True, slots=True)
+class CallStatus:
+    call: HttpCall
+    status: Status
+    endpoint: Endpoint | None = None
+    finding: Finding | None = None
+
+
+def endpoint_key(ep: Endpoint) -> str:
+    return f"{ep.method} {ep.path}"
+
+
+def _segments(path: str) -> list[str]:
+    return [s for s in path.split("/") if s]
+
+
+class _Seg:
+    """A segment with parameters: ``{id}`` (any) or ``{id}.json`` (a pattern)."""
+
+    __slots__ = ("text", "any", "pattern")
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.any = bool(_PARAM.fullmatch(text))
+        self.pattern = None if self.any else re.compile(
+            "".join(".+" if _PARAM.fullmatch(p) else re.escape(p) for p in re.split(r"(\{[^{}/]*\})", text) if p) + r"\Z")
+
+    def accepts(self, seg: str) -> bool:
+        return self.any or bool(self.pattern and self.pattern.match(seg))
+
+
+class _Node:
+    __slots__ = ("lit", "params", "endpoints")
+
+    def __init__(self) -> None:
+        self.lit: dict[str, _Node] = {}
+        self.params: list[tuple[_Seg, _Node]] = []
+        self.endpoints: list[Endpoint] = []
+
+
+class EndpointTable:
+    """The merged endpoints of all contracts, indexed for segment-wise lookup."""
+
+    def __init__(self, endpoints: Iterable[Endpoint], base_paths: Iterable[str] = ()) -> None:
+        self.endpoints = tuple(endpoints)
+        self.base_paths = tuple(b.rstrip("/") for b in base_paths if b.strip("/"))
+        self._root = _Node()
+        for ep in self.endpoints:
+            self._insert(ep.path, ep)
+            if ep.base_path and ep.base_path.strip("/"):
+                self._insert(ep.base_path.rstrip("/") + ep.path, ep)
+
+    def _insert(self, path: str, ep: Endpoint) -> None:
+        node = self._root
+        for seg in _segments(path):
+            if "{" in seg:
+                for s, child in node.params:
+                    if s.text == seg:
+                        node = child
+                        break
+                else:
+                    child = _Node()
+                    node.params.append((_Seg(seg), child))
+                    node = child
+            else:
+                node = node.lit.setdefault(seg, _Node())
+        if ep not in node.endpoints:
+            node.endpoints.append(ep)
+
+    def lookup(self, path: str) -> list[Endpoint]:
+        """Endpoints whose path (with or without base) matches ``path`` segment-wise."""
+        out: list[Endpoint] = []
+        self._walk(self._root, _segments(path), 0, out)
+        seen: set[int] = set()
+        unique = []
+        for ep in out:
+            if id(ep) not in seen:
+                seen.add(id(ep))
+                unique.append(ep)
+        return unique
+
+    def _walk(self, node: _Node, segs: list[str], i: int, out: list[Endpoint]) -> None:
+        if i == len(segs):
+            out.extend(node.endpoints)
+            return
+        seg = segs[i]
+        if "{" in seg:
+            call_seg = _Seg(seg)
+            for text, child in node.lit.items():
+                if call_seg.accepts(text):
+                    self._walk(child, segs, i + 1, out)
+            for s, child in node.params:
+                if call_seg.any or s.any or call_seg.text == s.text:
+                    self._walk(child, segs, i + 1, out)
+            return
+        child = node.lit.get(seg)
+        if child is not None:
+            self._walk(child, segs, i + 1, out)
+        for s, child in node.params:
+            if s.accepts(seg):
+                self._walk(child, segs, i + 1, out)
+
+    def candidates(self, call: HttpCall) -> list[Endpoint]:
+        assert call.template is not None
+        paths = [call.template]
+        if call.relative and call.relative != call.template:
+            paths.append(call.relative)
+        for base in self.base_paths:
+            for p in list(paths):
+                if p.startswith(base + "/"):
+                    paths.append(p[len(base):])
+        for p in paths:
+            found = self.lookup(p)
+            if found:
+                return found
+        return []
+
+    def nearest(self, call: HttpCall, limit: int = 3) -> list[Endpoint]:
+        """Declared endpoints close to the call's path (segment edit distance)."""
+        assert call.template is not None
+        targets = [_segments(call.template)]
+        if call.relative and call.relative != call.template:
+            targets.append(_segments(call.relative))
+        scored: list[tuple[float, int, str, Endpoint]] = []
+        for ep in self.endpoints:
+            eps = _segments(ep.path)
+            full = _segments(ep.base_path.rstrip("/") + ep.path) if ep.base_path.strip("/") else eps
+            d = min(_distance(t, e) for t in targets for e in (eps, full))
+            limit_d = max(1.0, 0.4 * max(len(eps), 1))
+            if d <= limit_d:
+                same_method = 0 if call.method in (ep.method, "UNKNOWN") else 1
+                scored.append((d, same_method, endpoint_key(ep), ep))
+        scored.sort(key=lambda t: (t[0], t[1], t[2]))
+        return [t[3] for t in scored[:limit]]
+
+
+def _seg_cost(a: str, b: str) -> float:
+    if a == b or "{" in a or "{" in b:
+        return 0.0 if (a == b or _PARAM.fullmatch(a) or _PARAM.fullmatch(b)) else 0.5
+    ratio = SequenceMatcher(None, a, b).ratio()
+    return 0.5 if ratio >= 0.6 else 1.0
+
+
+def _distance(a: list[str], b: list[str]) -> float:
+    prev = [float(j) for j in range(len(b) + 1)]
+    for i, sa in enumerate(a, 1):
+        cur = [float(i)] + [0.0] * len(b)
+        for j, sb in enumerate(b, 1):
+            cur[j] = min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + _seg_cost(sa, sb))
+        prev = cur
+    return prev[-1]
+
+
+def _fmt(ep: Endpoint) -> str:
+    return f"{ep.method} {ep.path}"
+
+
+def match_call(table: EndpointTable, call: HttpCall) -> CallStatus:
+    if call.template is None:
+        return CallStatus(call, "unresolved")
+    found = table.candidates(call)
+    label = call.template if call.method == "UNKNOWN" else f"{call.method} {call.template}"
+    if found:
+        if call.method == "UNKNOWN":
+            return CallStatus(call, "matched", found[0])
+        for ep in found:
+            if ep.method == call.method:
+                return CallStatus(call, "matched", ep)
+        methods = sorted({ep.method for ep in found})
+        path = found[0].path
+        msg = (f"{label} is not declared: the contract has {path} only with "
+               f"{', '.join(methods)}")
+        finding = Finding("method-mismatch", CODES["method-mismatch"].severity, msg, call.file, call.span,
+                          data=(("method", call.method), ("template", call.template),
+                                ("declared", tuple(f"{ep.method} {ep.path}" for ep in found))))
+        return CallStatus(call, "method-mismatch", found[0], finding)
+    near = table.nearest(call)
+    msg = f"{label} is not in the contract"
+    if near:
+        msg += f" (nearest: {', '.join(_fmt(ep) for ep in near[:2])})"
+    finding = Finding("phantom-api", CODES["phantom-api"].severity, msg, call.file, call.span,
+                      data=(("method", call.method), ("template", call.template),
+                            ("nearest", tuple(_fmt(ep) for ep in near))))
+    return CallStatus(call, "phantom", None, finding)
+
+
+def unused_endpoint_findings(endpoints: Iterable[Endpoint], used: set[tuple[str, str, str]]) -> list[Finding]:
+    """``unused-endpoint`` for each endpoint no matched call reaches. ``used`` holds
+    (file, method, path) of matched endpoints."""
+    out = []
+    for ep in endpoints:
+        if (ep.file, ep.method, ep.path) not in used:
+            out.append(Finding("unused-endpoint", CODES["unused-endpoint"].severity,
+                               f"{ep.method} {ep.path} is not called anywhere in the workspace",
+                               ep.file, ep.span, data=(("endpoint", f"{ep.method} {ep.path}"),)))
+    return out
+
+
+def endpoint_id(ep: Endpoint) -> tuple[str, str, str]:
+    return (ep.file, ep.method, ep.path)

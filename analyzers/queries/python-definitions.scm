@@ -1,0 +1,96 @@
+; Scopes, imports and bindings of a Python file. Read by analyzers/extract/python.py,
+; which runs this query once per file and dispatches each match on the pattern's
+; `kind` setting (#set! kind ...), then on the captures below.
+;
+; Captures:
+;   function          a function_definition (def / async def, decorated or not)
+;   function.name     its name identifier
+;   function.params   its parameters node (positional names are read from its children)
+;   class             a class_definition
+;   class.name        its name identifier
+;   import.item       one element of `import a.b, c as d` (its span is the Import's span)
+;   import.module     the dotted module name of that element
+;   import.alias      the `as` name, when present
+;   from.item         one element of `from m import x, y as z` / the `*` of `from m import *`
+;   from.module       m (dotted_name or relative_import: `.`, `..x`)
+;   from.name         the imported name (absent for `*`)
+;   from.alias        the `as` name, when present
+;   assign            an assignment to a plain name (annotated or not, `x = y = ...` twice)
+;   assign.name       the target identifier
+;   assign.value      the right-hand side
+;   member            an assignment `self.x = <call>` (client attributes)
+;   member.target     the `self.x` attribute node
+;   member.value      the call on the right
+;   with.value        the call of `with <call> as name` / `async with ...`
+;   with.name         the as-target identifier
+;   rebind            any other binding of a plain name: augmented assignment, unpacking,
+;                     for target, walrus, with/except-as target. A name bound more than
+;                     once is never a constant nor an inlinable local.
+; Captures starting with "_" only serve predicates.
+
+; ---------------------------------------------------------------- scopes
+((function_definition
+   name: (identifier) @function.name
+   parameters: (parameters) @function.params) @function
+ (#set! kind "function"))
+
+((class_definition
+   name: (identifier) @class.name) @class
+ (#set! kind "class"))
+
+; ---------------------------------------------------------------- imports
+((import_statement
+   name: (dotted_name) @import.module @import.item)
+ (#set! kind "import"))
+
+((import_statement
+   name: (aliased_import
+           name: (dotted_name) @import.module
+           alias: (identifier) @import.alias) @import.item)
+ (#set! kind "import"))
+
+((import_from_statement
+   module_name: (_) @from.module
+   name: (dotted_name) @from.name @from.item)
+ (#set! kind "from"))
+
+((import_from_statement
+   module_name: (_) @from.module
+   name: (aliased_import
+           name: (dotted_name) @from.name
+           alias: (identifier) @from.alias) @from.item)
+ (#set! kind "from"))
+
+((import_from_statement
+   module_name: (_) @from.module
+   (wildcard_import) @from.item)
+ (#set! kind "from"))
+
+; ---------------------------------------------------------------- bindings
+((assignment
+   left: (identifier) @assign.name
+   right: (_) @assign.value) @assign
+ (#set! kind "assign"))
+
+((assignment
+   left: (attribute
+           object: (identifier) @_self
+           attribute: (identifier)) @member.target
+   right: (call) @member.value) @member
+ (#eq? @_self "self")
+ (#set! kind "member"))
+
+((with_item
+   value: (as_pattern
+            (call) @with.value
+            alias: (as_pattern_target (identifier) @with.name)))
+ (#set! kind "with"))
+
+((augmented_assignment left: (identifier) @rebind) (#set! kind "rebind"))
+((assignment left: (pattern_list (identifier) @rebind)) (#set! kind "rebind"))
+((assignment left: (tuple_pattern (identifier) @rebind)) (#set! kind "rebind"))
+((assignment left: (list_pattern (identifier) @rebind)) (#set! kind "rebind"))
+((for_statement left: (identifier) @rebind) (#set! kind "rebind"))
+((for_statement left: (pattern_list (identifier) @rebind)) (#set! kind "rebind"))
+((named_expression name: (identifier) @rebind) (#set! kind "rebind"))
+((as_pattern_target (identifier) @rebind) (#set! kind "rebind"))

@@ -1,0 +1,130 @@
+"""Configuration: ``specward.toml`` (top-level keys) or ``[tool.specward]`` in ``pyproject.toml``.
+
+Validated with pydantic. An invalid configuration never stops specward: the problem is
+reported on the config file (``config-invalid``) and the defaults are used.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from specward.analyzers.codes import CODES
+from specward.analyzers.model import Finding, Span
+
+DEFAULT_CONTRACTS = (
+    "**/*.dsl.json",
+    "**/openapi.yml", "**/openapi.yaml", "**/openapi.json",
+    "**/swagger.yml", "**/swagger.yaml", "**/swagger.json",
+)
+
+DEFAULT_EXCLUDE = (
+    "node_modules", ".git", ".hg", ".svn", "dist", "build", "out", ".next", ".nuxt", ".svelte-kit",
+    ".output", "coverage", "__pycache__", ".venv", "venv", "env", ".env", ".tox", ".nox",
+    ".mypy_cache", ".pytest_cache", ".ruff_cache", "site-packages", ".specward", "target", "bower_components",
+)
+
+SeverityName = Literal["error", "warning", "information", "hint", "off"]
+
+
+class Settings(BaseModel):
+    """The ``[tool.specward]`` table. Every key is optional."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    contracts: list[str] | None = Field(
+        default=None, description="Globs of contract files; replaces discovery when set.")
+    exclude: list[str] = Field(default_factory=list, description="Extra folder names or globs to skip.")
+    respect_gitignore: bool = True
+    max_file_size: int = Field(default=1_000_000, ge=1_000, description="Bytes; larger files are skipped.")
+    base_paths: list[str] = Field(default_factory=list, description="Path prefixes that clients add "
+                                  "(e.g. '/api') and contracts omit.")
+    severity: dict[str, SeverityName] = Field(default_factory=dict)
+    cache: bool = True
+
+    @field_validator("severity")
+    @classmethod
+    def _known_codes(cls, value: dict[str, str]) -> dict[str, str]:
+        unknown = sorted(set(value) - set(CODES))
+        if unknown:
+            raise ValueError(f"unknown diagnostic code(s) {', '.join(unknown)}; known: {', '.join(sorted(CODES))}")
+        return value
+
+    @field_validator("base_paths")
+    @classmethod
+    def _slash(cls, value: list[str]) -> list[str]:
+        bad = [v for v in value if not v.startswith("/")]
+        if bad:
+            raise ValueError(f"base paths must start with '/': {', '.join(bad)}")
+        return value
+
+
+@dataclass
+class LoadedConfig:
+    settings: Settings
+    source: Path | None = None
+    problems: list[Finding] = field(default_factory=list)
+
+
+def _key_span(text: str, key: str) -> Span:
+    """Best-effort byte span of ``key = ...`` in a TOML text (tomllib keeps no positions)."""
+    m = re.search(rf"(?m)^[ \t]*\"?{re.escape(key)}\"?[ \t]*=", text)
+    if m is None:
+        m = re.search(rf"(?m)^\[[^\]]*{re.escape(key)}[^\]]*\]", text)
+    if m is None:
+        return Span(0, 0)
+    start = len(text[: m.start()].encode())
+    line_end = text.find("\n", m.start())
+    line_end = len(text) if line_end < 0 else line_end
+    return Span(start + len(text[m.start():m.end()].encode()) - len(text[m.start():m.end()].lstrip().encode()),
+                len(text[:line_end].encode()))
+
+
+def load_config(root: Path) -> LoadedConfig:
+    """Read the workspace configuration; never raises."""
+    for name, table_path in (("specward.toml", ()), ("pyproject.toml", ("tool", "specward"))):
+        path = root / name
+        if not path.is_file():
+            continue
+        rel = name
+        try:
+            text = path.read_text("utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            return LoadedConfig(Settings(), path, [_problem(rel, Span(0, 0), f"cannot read {name}: {exc}")])
+        try:
+            data = tomllib.loads(text)
+        except tomllib.TOMLDecodeError as exc:
+            m = re.search(r"line (\d+)", str(exc))
+            span = Span(0, 0)
+            if m:
+                line = int(m.group(1)) - 1
+                lines = text.split("\n")
+                start = len("\n".join(lines[:line]).encode()) + (1 if line else 0)
+                span = Span(start, start + len(lines[line].encode()) if line < len(lines) else start)
+            return LoadedConfig(Settings(), path, [_problem(rel, span, f"{name} is not valid TOML: {exc}; using defaults")])
+        for key in table_path:
+            data = data.get(key) if isinstance(data, dict) else None
+        if data is None:
+            continue
+        if not isinstance(data, dict):
+            return LoadedConfig(Settings(), path, [_problem(rel, _key_span(text, "specward"), "[tool.specward] must be a table; using defaults")])
+        try:
+            return LoadedConfig(Settings.model_validate(data), path)
+        except ValidationError as exc:
+            problems = []
+            for err in exc.errors():
+                loc = [str(x) for x in err["loc"]]
+                key = loc[0] if loc else "specward"
+                problems.append(_problem(rel, _key_span(text, key),
+                                         f"invalid setting {'.'.join(loc) or key}: {err['msg']}; using defaults"))
+            return LoadedConfig(Settings(), path, problems)
+    return LoadedConfig(Settings())
+
+
+def _problem(file: str, span: Span, message: str) -> Finding:
+    return Finding("config-invalid", CODES["config-invalid"].severity, message, file, span)

@@ -1,0 +1,355 @@
+"""The workspace index: per-file facts, contracts, linked calls and their findings.
+
+Per-file facts come from the pure ``analyzers.extract.extract(path, text)``; cross-file
+results (linked HTTP calls, their match against the merged contracts, unused endpoints)
+are recomputed incrementally:
+
+- a source file changes -> re-extract it, re-link it and every file that read it while
+  being linked (``rdeps``: importers, callers of its wrappers, files that probed its path
+  before it existed), re-match those files' calls;
+- a contract changes -> rebuild the endpoint table, re-match every call (no re-linking).
+
+All mutation happens under ``self.lock``; readers take it too. The index never raises for
+one bad file: the file is recorded as skipped or gets a finding.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import logging
+import multiprocessing
+import os
+import threading
+import time
+from collections import Counter
+from dataclasses import replace
+from pathlib import Path
+from typing import Callable, Iterable
+
+from specward.analyzers.contracts import parse_contract
+from specward.analyzers.extract import EXTRACTOR_VERSION, extract
+from specward.analyzers.http import HttpCall, Linker
+from specward.analyzers.matching import CallStatus, EndpointTable, endpoint_id, match_call, unused_endpoint_findings
+from specward.analyzers.model import ContractFacts, FileFacts, Finding, Span
+
+from .cache import FactsCache
+from .config import LoadedConfig, Settings, load_config
+from .workspace import FileText, Workspace, digest_of
+
+log = logging.getLogger(__name__)
+
+Progress = Callable[[int, int], None]
+
+CONFIG_FILES = ("specward.toml", "pyproject.toml")
+PARALLEL_THRESHOLD = 400
+BATCH = 64
+
+
+def _extract_safely(rel: str, text: str) -> FileFacts:
+    """Extraction never takes the index down: an exception becomes a finding on the file."""
+    try:
+        return extract(rel, text)
+    except RecursionError:
+        return _failed(rel, "the file is nested too deeply to analyze")
+    except Exception as exc:  # noqa: BLE001 - reported to the user, not swallowed
+        log.exception("extraction failed for %s", rel)
+        return _failed(rel, f"internal error while analyzing the file: {type(exc).__name__}: {exc}")
+
+
+def _failed(rel: str, message: str) -> FileFacts:
+    from specward.analyzers.languages import language_of
+
+    return FileFacts(rel, language_of(rel) or "unknown",
+                     problems=(Finding("file-skipped", "information", message, rel, Span(0, 0)),))
+
+
+def _extract_batch(items: list[tuple[str, str]]) -> list[tuple[str, FileFacts]]:
+    """Worker-process entry point (must be importable at module level)."""
+    return [(rel, _extract_safely(rel, text)) for rel, text in items]
+
+
+class WorkspaceIndex:
+    def __init__(self, root: Path, contract_globs: list[str] | None = None, use_cache: bool = True,
+                 workers: int | None = None) -> None:
+        self.root = Path(root).resolve()
+        self.lock = threading.RLock()
+        self._contract_globs = contract_globs
+        self._use_cache = use_cache
+        self.workers = workers if workers is not None else min(os.cpu_count() or 1, 4)
+        self.config: LoadedConfig = load_config(self.root)
+        self.ws = Workspace(self.root, self.config.settings, contract_globs)
+        self.cache: FactsCache | None = None
+        self.facts: dict[str, FileFacts] = {}
+        self.digests: dict[str, str] = {}
+        self.contracts: dict[str, ContractFacts] = {}
+        self.skipped: dict[str, str] = {}
+        self.calls: dict[str, list[HttpCall]] = {}
+        self.deps: dict[str, set[str]] = {}
+        self.rdeps: dict[str, set[str]] = {}
+        self.statuses: dict[str, list[CallStatus]] = {}
+        self.used: Counter[tuple[str, str, str]] = Counter()
+        self.table = EndpointTable(())
+        self.unused: list[Finding] = []
+        self.stats: dict[str, float] = {}
+
+    @property
+    def settings(self) -> Settings:
+        return self.config.settings
+
+    # ================================================================== building
+    def build(self, progress: Progress | None = None) -> None:
+        """Index the whole workspace (cold, or warm from the cache)."""
+        t0 = time.perf_counter()
+        with self.lock:
+            self.config = load_config(self.root)
+            self.ws = Workspace(self.root, self.config.settings, self._contract_globs)
+            if self.cache is None:
+                self.cache = FactsCache(self.root, EXTRACTOR_VERSION, self._use_cache and self.settings.cache)
+            sources, contracts = self.ws.walk()
+            total = len(sources) + len(contracts)
+            cached = self.cache.load_all() if self.cache else {}
+            self.facts.clear(), self.digests.clear(), self.skipped.clear(), self.contracts.clear()
+            todo: list[tuple[str, str, str]] = []
+            done = 0
+            for rel in sources:
+                ft = self.ws.read(rel)
+                if ft.text is None:
+                    self.skipped[rel] = ft.reason or "skipped"
+                    done += 1
+                    continue
+                hit = cached.get(rel)
+                if hit is not None and hit[0] == ft.digest and isinstance(hit[1], FileFacts):
+                    self.facts[rel] = hit[1]
+                    self.digests[rel] = ft.digest
+                    done += 1
+                else:
+                    todo.append((rel, ft.digest, ft.text))
+            if progress:
+                progress(done, total)
+            self.stats["cached_files"] = float(done)
+            self.stats["parsed_files"] = float(len(todo))
+            t1 = time.perf_counter()
+            new_rows = []
+            for rel, digest, facts in self._extract_many(todo, lambda n: progress and progress(done + n, total)):
+                self.facts[rel] = facts
+                self.digests[rel] = digest
+                new_rows.append((rel, digest, facts))
+            self.stats["extract_s"] = time.perf_counter() - t1
+            if self.cache:
+                stale = [p for p in cached if p not in self.facts]
+                self.cache.forget(stale)
+                self.cache.store(new_rows)
+            for rel in contracts:
+                self._load_contract(rel, self.ws.read(rel))
+            if progress:
+                progress(total, total)
+            t2 = time.perf_counter()
+            self._rebuild_table()
+            self._link(list(self.facts))
+            self._rematch(list(self.calls))
+            self.stats["link_s"] = time.perf_counter() - t2
+            self.stats["build_s"] = time.perf_counter() - t0
+
+    def _extract_many(self, todo: list[tuple[str, str, str]], progress: Callable[[int], None]
+                      ) -> Iterable[tuple[str, str, FileFacts]]:
+        digests = {rel: d for rel, d, _ in todo}
+        if len(todo) < PARALLEL_THRESHOLD or self.workers < 2:
+            for i, (rel, digest, text) in enumerate(todo, 1):
+                yield rel, digest, _extract_safely(rel, text)
+                if i % BATCH == 0:
+                    progress(i)
+            progress(len(todo))
+            return
+        batches = [[(rel, text) for rel, _, text in todo[i:i + BATCH]] for i in range(0, len(todo), BATCH)]
+        finished = 0
+        pending = list(batches)
+        attempts = 0
+        while pending and attempts < 3:
+            attempts += 1
+            retry: list[list[tuple[str, str]]] = []
+            ctx = multiprocessing.get_context("spawn")
+            with cf.ProcessPoolExecutor(self.workers, mp_context=ctx) as pool:
+                futures = {pool.submit(_extract_batch, b): b for b in pending}
+                for fut in cf.as_completed(futures):
+                    batch = futures[fut]
+                    try:
+                        results = fut.result()
+                    except Exception as exc:  # a worker died (native crash) or failed
+                        log.warning("a parser process failed (%s); retrying its files one by one", exc)
+                        retry.extend([[item] for item in batch] if len(batch) > 1 else [])
+                        if len(batch) == 1:
+                            rel = batch[0][0]
+                            yield rel, digests[rel], _failed(rel, f"the parser crashed on this file ({exc})")
+                        continue
+                    for rel, facts in results:
+                        yield rel, digests[rel], facts
+                    finished += len(batch)
+                    progress(finished)
+            pending = retry
+        for batch in pending:
+            for rel, _ in batch:
+                yield rel, digests[rel], _failed(rel, "the parser crashed on this file")
+
+    def _load_contract(self, rel: str, ft: FileText) -> None:
+        if ft.text is None:
+            self.contracts[rel] = ContractFacts(rel, "unknown", findings=(
+                Finding("contract-invalid", "error", f"contract file {ft.reason}", rel, Span(0, 0)),))
+            return
+        try:
+            self.contracts[rel] = parse_contract(rel, ft.text)
+        except Exception as exc:  # noqa: BLE001
+            log.exception("contract parse failed for %s", rel)
+            self.contracts[rel] = ContractFacts(rel, "unknown", findings=(
+                Finding("contract-invalid", "error", f"internal error while reading the contract: {exc}", rel, Span(0, 0)),))
+
+    # ================================================================== cross-file
+    def _rebuild_table(self) -> None:
+        endpoints = [ep for path in sorted(self.contracts) for ep in self.contracts[path].endpoints]
+        self.table = EndpointTable(endpoints, self.settings.base_paths)
+
+    def _link(self, paths: Iterable[str]) -> None:
+        linker = Linker(self.facts.get)
+        for rel in paths:
+            for dep in self.deps.pop(rel, ()):
+                s = self.rdeps.get(dep)
+                if s is not None:
+                    s.discard(rel)
+            if rel not in self.facts:
+                self.calls.pop(rel, None)
+                continue
+            try:
+                calls, deps = linker.link_file(rel)
+            except Exception:  # noqa: BLE001
+                log.exception("linking failed for %s", rel)
+                calls, deps = [], {rel}
+            self.calls[rel] = calls
+            self.deps[rel] = deps
+            for dep in deps:
+                self.rdeps.setdefault(dep, set()).add(rel)
+
+    def _rematch(self, paths: Iterable[str]) -> None:
+        for rel in paths:
+            for st in self.statuses.pop(rel, ()):
+                if st.status == "matched" and st.endpoint is not None:
+                    key = endpoint_id(st.endpoint)
+                    self.used[key] -= 1
+                    if self.used[key] <= 0:
+                        del self.used[key]
+            calls = self.calls.get(rel)
+            if not calls:
+                continue
+            sts = [match_call(self.table, c) for c in calls] if self.contracts else [CallStatus(c, "unresolved") for c in calls]
+            self.statuses[rel] = sts
+            for st in sts:
+                if st.status == "matched" and st.endpoint is not None:
+                    self.used[endpoint_id(st.endpoint)] += 1
+        self.unused = unused_endpoint_findings(self.table.endpoints, set(self.used))
+
+    # ================================================================== updates
+    def update(self, rel: str, text: str | None) -> set[str]:
+        """A file's new text (None: deleted or unreadable). Returns the paths whose findings
+        may have changed."""
+        with self.lock:
+            if rel in CONFIG_FILES:
+                before = set(self.facts) | set(self.contracts) | {rel}
+                self.build()
+                return before | set(self.facts) | set(self.contracts)
+            if self.ws.is_excluded(rel):
+                return set()
+            if self.ws.is_contract(rel):
+                return self._update_contract(rel, text)
+            if self.ws.is_source(rel):
+                return self._update_source(rel, text)
+            return set()
+
+    def update_from_disk(self, rel: str) -> set[str]:
+        ft = self.ws.read(rel)
+        if ft.text is None and ft.reason != "the file no longer exists":
+            with self.lock:
+                self.skipped[rel] = ft.reason or "skipped"
+        return self.update(rel, ft.text)
+
+    def _update_source(self, rel: str, text: str | None) -> set[str]:
+        old_unused = {f.span for f in self.unused}
+        if text is None:
+            existed = self.facts.pop(rel, None) is not None
+            self.digests.pop(rel, None)
+            if not existed:
+                return {rel}
+        else:
+            digest = digest_of(text.encode("utf-8", "surrogatepass"))
+            if self.digests.get(rel) == digest and rel in self.facts:
+                return set()
+            self.skipped.pop(rel, None)
+            self.facts[rel] = _extract_safely(rel, text)
+            self.digests[rel] = digest
+        affected = {rel} | self.rdeps.get(rel, set())
+        self._link(affected)
+        self._rematch(affected)
+        if {f.span for f in self.unused} != old_unused:
+            affected |= set(self.contracts)
+        return affected
+
+    def _update_contract(self, rel: str, text: str | None) -> set[str]:
+        if text is None:
+            self.contracts.pop(rel, None)
+        else:
+            self._load_contract(rel, FileText(rel, text, ""))
+        self._rebuild_table()
+        paths = list(self.calls)
+        self._rematch(paths)
+        return set(paths) | set(self.contracts) | {rel}
+
+    def persist(self, rels: Iterable[str]) -> None:
+        """Write the current facts of these files to the cache (after saves on disk)."""
+        if self.cache is None:
+            return
+        with self.lock:
+            rows = [(r, self.digests[r], self.facts[r]) for r in rels if r in self.facts and r in self.digests]
+        self.cache.store(rows)
+
+    # ================================================================== queries
+    def findings(self, rel: str) -> list[Finding]:
+        """All findings of one file, with configured severities applied."""
+        with self.lock:
+            out: list[Finding] = []
+            facts = self.facts.get(rel)
+            if facts is not None:
+                out.extend(facts.problems)
+            for st in self.statuses.get(rel, ()):
+                if st.finding is not None:
+                    out.append(st.finding)
+            contract = self.contracts.get(rel)
+            if contract is not None:
+                out.extend(contract.findings)
+                out.extend(f for f in self.unused if f.file == rel)
+            if self.config.source is not None and rel == self.config.source.relative_to(self.root).as_posix():
+                out.extend(self.config.problems)
+            return self._apply_severity(out)
+
+    def _apply_severity(self, findings: list[Finding]) -> list[Finding]:
+        overrides = self.settings.severity
+        out = []
+        for f in findings:
+            sev = overrides.get(f.code)
+            if sev == "off":
+                continue
+            out.append(replace(f, severity=sev) if sev else f)
+        return out
+
+    def all_findings(self) -> list[Finding]:
+        with self.lock:
+            paths = set(self.statuses) | set(self.contracts) | {p for p, f in self.facts.items() if f.problems}
+            if self.config.source is not None and self.config.problems:
+                paths.add(self.config.source.relative_to(self.root).as_posix())
+            out = []
+            for p in sorted(paths):
+                out.extend(self.findings(p))
+            return out
+
+    def all_statuses(self) -> list[CallStatus]:
+        with self.lock:
+            return [st for p in sorted(self.statuses) for st in self.statuses[p]]
+
+    def tracked(self, rel: str) -> bool:
+        return rel in CONFIG_FILES or self.ws.wanted(rel)

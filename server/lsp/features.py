@@ -1,0 +1,63 @@
+"""The one registration module: every LSP method specward answers, each handled by its own
+module under ``handlers/``. Every handler is guarded, so one failure is logged and the
+server keeps serving."""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import logging
+
+from lsprotocol import types as lsp
+
+from .handlers import (
+    did_change,
+    did_change_watched_files,
+    did_close,
+    did_open,
+    did_save,
+    initialized,
+    shutdown,
+)
+
+log = logging.getLogger(__name__)
+
+
+def _guarded(fn):
+    if inspect.iscoroutinefunction(fn):
+        @functools.wraps(fn)
+        async def wrapper(ls, params):
+            try:
+                return await fn(ls, params)
+            except Exception:  # noqa: BLE001
+                log.exception("%s failed", fn.__module__)
+                return None
+    else:
+        @functools.wraps(fn)
+        def wrapper(ls, params):
+            try:
+                return fn(ls, params)
+            except Exception:  # noqa: BLE001
+                log.exception("%s failed", fn.__module__)
+                return None
+    return wrapper
+
+
+def register(server) -> None:
+    def feature(method, fn, options=None):
+        guarded = _guarded(fn)
+
+        @server.feature(method, options) if options is not None else server.feature(method)
+        async def handler(params):
+            result = guarded(server, params)
+            if inspect.isawaitable(result):
+                result = await result
+            return result
+
+    feature(lsp.INITIALIZED, initialized.handle)
+    feature(lsp.TEXT_DOCUMENT_DID_OPEN, did_open.handle)
+    feature(lsp.TEXT_DOCUMENT_DID_CHANGE, did_change.handle)
+    feature(lsp.TEXT_DOCUMENT_DID_CLOSE, did_close.handle)
+    feature(lsp.TEXT_DOCUMENT_DID_SAVE, did_save.handle)
+    feature(lsp.WORKSPACE_DID_CHANGE_WATCHED_FILES, did_change_watched_files.handle)
+    feature(lsp.SHUTDOWN, shutdown.handle)

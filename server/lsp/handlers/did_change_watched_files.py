@@ -1,0 +1,17 @@
+"""``workspace/didChangeWatchedFiles``: the client saw files change on disk."""
+
+from __future__ import annotations
+
+from lsprotocol import types as lsp
+
+
+def handle(ls, params: lsp.DidChangeWatchedFilesParams) -> None:
+    session = ls.session
+    if session is None:
+        return
+    rels = set()
+    for change in params.changes:
+        rel = session.rel_of_uri(change.uri)
+        if rel is not None and session.index.tracked(rel):
+            rels.add(rel)
+    session.disk_changed(rels)

@@ -1,0 +1,16 @@
+"""``textDocument/didClose``: the file follows the disk again (unsaved edits are gone)."""
+
+from __future__ import annotations
+
+from lsprotocol import types as lsp
+
+
+def handle(ls, params: lsp.DidCloseTextDocumentParams) -> None:
+    session = ls.session
+    if session is None:
+        return
+    rel = session.rel_of_uri(params.text_document.uri)
+    if rel is None or session.open.pop(rel, None) is None:
+        return
+    session.snapshots.pop(rel, None)
+    session.disk_changed({rel})

@@ -1,0 +1,66 @@
+"""``initialized``: create the session, index the workspace with ``$/progress``, publish,
+then follow the disk."""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from pathlib import Path
+
+from lsprotocol import types as lsp
+
+from .. import convert
+from ..session import Session
+
+log = logging.getLogger(__name__)
+
+
+async def handle(ls, params: lsp.InitializedParams) -> None:
+    root = _root(ls)
+    session = ls.session = Session(ls, root)
+    caps = ls.client_capabilities
+    progress = bool(caps.window and caps.window.work_done_progress)
+    token = str(uuid.uuid4())
+    if progress:
+        try:
+            await ls.work_done_progress.create_async(token)
+            ls.work_done_progress.begin(token, lsp.WorkDoneProgressBegin(
+                title="specward", message="Indexing workspace", percentage=0, cancellable=False))
+        except Exception as exc:  # noqa: BLE001 - progress is a courtesy, not a requirement
+            log.info("client refused progress: %s", exc)
+            progress = False
+
+    def report(done: int, total: int) -> None:
+        if progress:
+            ls.loop.call_soon_threadsafe(lambda: ls.work_done_progress.report(token, lsp.WorkDoneProgressReport(
+                message=f"Indexing {done:,} / {total:,} files", percentage=int(100 * done / max(total, 1)))))
+
+    await session.submit(session.index.build, report)
+    idx = session.index
+    summary = (f"Indexed {len(idx.facts):,} files, {len(idx.table.endpoints)} endpoints "
+               f"in {len(idx.contracts)} contract(s) in {idx.stats.get('build_s', 0):.1f} s")
+    log.info(summary)
+    if progress:
+        ls.work_done_progress.end(token, lsp.WorkDoneProgressEnd(message=summary))
+    if idx.skipped:
+        items = sorted(idx.skipped.items())
+        shown = ", ".join(f"{p} ({why})" for p, why in items[:3])
+        ls.window_show_message(lsp.ShowMessageParams(
+            type=lsp.MessageType.Info,
+            message=f"specward skipped {len(items)} file(s): {shown}{' …' if len(items) > 3 else ''}"))
+    for problem in idx.config.problems:
+        log.warning("configuration: %s", problem.message)
+    # documents opened while indexing are analyzed with their editor text
+    for rel in list(session.open):
+        session.document_changed(rel)
+    session.publish_all()
+    session.ready.set()
+    session.start_watching()
+
+
+def _root(ls) -> Path:
+    ws = ls.workspace
+    folders = list(ws.folders.values()) if ws.folders else []
+    uri = folders[0].uri if folders else ws.root_uri
+    path = convert.uri_to_path(uri) if uri else None
+    return path if path is not None else Path.cwd()

@@ -1,0 +1,181 @@
+"""Session: the server's mutable state, and the one worker thread that changes the index.
+
+- Notifications (open, change, close, save, watched files, disk events) run on the event
+  loop; they only record what changed and schedule an index job.
+- Index jobs run one at a time on a single worker thread (``self.worker``), so the index
+  is mutated by one thread only and the event loop stays free for requests. A burst of
+  edits to one document coalesces into one job that reads the latest text.
+- After a job, findings of the affected files are converted against the exact text the
+  job analyzed and published, only when they changed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures as cf
+import logging
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from lsprotocol import types as lsp
+
+from specward.analyzers.lines import LineIndex
+
+from ..index import WorkspaceIndex
+from ..watcher import DiskWatcher
+from . import convert
+
+if TYPE_CHECKING:
+    from .server import SpecwardServer
+
+log = logging.getLogger(__name__)
+
+
+class Session:
+    def __init__(self, server: "SpecwardServer", root: Path) -> None:
+        self.server = server
+        self.root = root.resolve()
+        self.index = WorkspaceIndex(self.root)
+        self.worker = cf.ThreadPoolExecutor(max_workers=1, thread_name_prefix="specward-index")
+        self.loop = asyncio.get_event_loop()
+        self.ready = asyncio.Event()
+        self.open: dict[str, str] = {}  # rel -> uri of open documents
+        self.snapshots: dict[str, tuple[int | None, str]] = {}  # rel -> (version, text) last analyzed
+        self.pending: set[str] = set()
+        self.published: dict[str, tuple] = {}
+        self.watcher: DiskWatcher | None = None
+        self.encoding = convert.encoding_name(server.workspace.position_encoding)
+
+    # ------------------------------------------------------------------ paths
+    def rel_of_uri(self, uri: str) -> str | None:
+        path = convert.uri_to_path(uri)
+        if path is None:
+            return None
+        return self.index.ws.rel(path)
+
+    def uri_of(self, rel: str) -> str:
+        return self.open.get(rel) or (self.root / rel).as_uri()
+
+    # ------------------------------------------------------------------ jobs
+    def submit(self, fn, *args) -> "asyncio.Future":
+        """Run ``fn`` on the index thread; returns an awaitable future."""
+        return asyncio.wrap_future(self.worker.submit(self._guard, fn, *args), loop=self.loop)
+
+    def _guard(self, fn, *args):
+        try:
+            return fn(*args)
+        except Exception:  # noqa: BLE001 - one failing job never stops the session
+            log.exception("index job %s failed", getattr(fn, "__name__", fn))
+            return set()
+
+    def document_changed(self, rel: str) -> None:
+        """An open document's text changed: analyze its latest text (coalesced)."""
+        if rel in self.pending:
+            return
+        self.pending.add(rel)
+        fut = self.submit(self._analyze_open, rel)
+        fut.add_done_callback(lambda f: self._after(f))
+
+    def _analyze_open(self, rel: str) -> set[str]:
+        self.pending.discard(rel)
+        uri = self.open.get(rel)
+        if uri is None:
+            return set()
+        doc = self.server.workspace.get_text_document(uri)
+        version, text = doc.version, doc.source
+        self.snapshots[rel] = (version, text)
+        changed = self.index.update(rel, text)
+        changed.add(rel)
+        return changed
+
+    def disk_changed(self, rels: set[str]) -> None:
+        """Files changed on disk: re-read those the editor does not have open."""
+        todo = sorted(r for r in rels if r not in self.open)
+        if todo:
+            self.submit(self._analyze_disk, todo).add_done_callback(self._after)
+
+    def _analyze_disk(self, rels: list[str]) -> set[str]:
+        changed: set[str] = set()
+        for rel in rels:
+            self.snapshots.pop(rel, None)
+            changed |= self.index.update_from_disk(rel)
+        self.index.persist(rels)
+        return changed
+
+    def _after(self, fut: "asyncio.Future") -> None:
+        if fut.cancelled() or fut.exception() is not None:
+            return
+        changed = fut.result() or set()
+        self.publish(changed)
+
+    # ------------------------------------------------------------------ publishing
+    def publish(self, rels: set[str]) -> None:
+        for rel in sorted(rels):
+            try:
+                self._publish_one(rel)
+            except Exception:  # noqa: BLE001
+                log.exception("publishing diagnostics for %s failed", rel)
+
+    def _publish_one(self, rel: str) -> None:
+        findings = self.index.findings(rel)
+        snap = self.snapshots.get(rel) if rel in self.open else None
+        key = tuple((f.code, f.severity, f.message, f.span) for f in findings)
+        if self.published.get(rel) == (key, snap[0] if snap else None):
+            return
+        if not findings and rel not in self.published:
+            return
+        if snap is not None:
+            version, text = snap
+            index = LineIndex.of_text(text)
+        else:
+            version = None
+            try:
+                index = LineIndex((self.root / rel).read_bytes())
+            except OSError:
+                index = LineIndex(b"")
+        diags = [convert.diagnostic(f, index, self.encoding) for f in findings]
+        self.server.text_document_publish_diagnostics(
+            lsp.PublishDiagnosticsParams(uri=self.uri_of(rel), version=version, diagnostics=diags))
+        if findings:
+            self.published[rel] = (key, version)
+        else:
+            self.published.pop(rel, None)
+
+    def publish_all(self) -> None:
+        rels = {f.file for f in self.index.all_findings()} | set(self.published)
+        self.publish(rels)
+
+    # ------------------------------------------------------------------ watching
+    def start_watching(self) -> None:
+        def on_change(files: set[str], dirs: set[str]) -> None:
+            rels = set()
+            for p in files:
+                rel = self.index.ws.rel(p)
+                if rel and self.index.tracked(rel):
+                    rels.add(rel)
+            for d in dirs:
+                rel = self.index.ws.rel(d)
+                if rel is None:
+                    continue
+                # a folder appeared or vanished: every tracked file below it may have too
+                prefix = rel + "/"
+                known = [r for r in list(self.index.facts) + list(self.index.contracts) if r.startswith(prefix)]
+                rels.update(known)
+                base = self.root / rel
+                if base.is_dir():
+                    for f in base.rglob("*"):
+                        r = self.index.ws.rel(f)
+                        if r and f.is_file() and self.index.tracked(r):
+                            rels.add(r)
+            self.disk_changed(rels)
+
+        self.watcher = DiskWatcher(self.root, self.loop, on_change, skip_dir=lambda n: n in self.index.ws.exclude_names)
+        mode = self.watcher.start()
+        log.info("watching %s (%s)", self.root, mode)
+
+    def shutdown(self) -> None:
+        if self.watcher is not None:
+            self.watcher.stop()
+        self.worker.shutdown(wait=False, cancel_futures=True)
+        if self.index.cache is not None:
+            self.index.cache.close()
