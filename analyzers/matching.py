@@ -176,8 +176,13 @@ def _distance(a: list[str], b: list[str]) -> float:
     return prev[-1]
 
 
+def full_path(ep: Endpoint) -> str:
+    """The endpoint's path with its contract's base path, as a client would call it."""
+    return (ep.base_path.rstrip("/") + ep.path) if ep.base_path.strip("/") else ep.path
+
+
 def _fmt(ep: Endpoint) -> str:
-    return f"{ep.method} {ep.path}"
+    return f"{ep.method} {full_path(ep)}"
 
 
 def match_call(table: EndpointTable, call: HttpCall) -> CallStatus:
@@ -192,12 +197,12 @@ def match_call(table: EndpointTable, call: HttpCall) -> CallStatus:
             if ep.method == call.method:
                 return CallStatus(call, "matched", ep)
         methods = sorted({ep.method for ep in found})
-        path = found[0].path
+        path = full_path(found[0])
         msg = (f"{label} is not declared: the contract has {path} only with "
                f"{', '.join(methods)}")
         finding = Finding("method-mismatch", CODES["method-mismatch"].severity, msg, call.file, call.span,
                           data=(("method", call.method), ("template", call.template),
-                                ("declared", tuple(f"{ep.method} {ep.path}" for ep in found))))
+                                ("declared", tuple(_fmt(ep) for ep in found))))
         return CallStatus(call, "method-mismatch", found[0], finding)
     near = table.nearest(call)
     msg = f"{label} is not in the contract"
@@ -216,7 +221,7 @@ def unused_endpoint_findings(endpoints: Iterable[Endpoint], used: set[tuple[str,
     for ep in endpoints:
         if (ep.file, ep.method, ep.path) not in used:
             out.append(Finding("unused-endpoint", CODES["unused-endpoint"].severity,
-                               f"{ep.method} {ep.path} is not called anywhere in the workspace",
+                               f"{_fmt(ep)} is not called anywhere in the workspace",
                                ep.file, ep.span, data=(("endpoint", f"{ep.method} {ep.path}"),)))
     return out
 

@@ -123,7 +123,7 @@ class Resolver:
         if frag == "":
             return self.root, ""
         if not frag.startswith("/"):
-            return None, "a local $ref must start with `#/`"
+            return None, ""  # a 3.1 ``$anchor`` name (``#node``): not followed, not reported
         node: Node | None = self.root
         walked = "#"
         for raw in frag[1:].split("/"):
@@ -165,7 +165,7 @@ class Resolver:
             ref = scalar_str(ref_node)
             if ref is not None and ref.startswith("#"):
                 target, why = self.pointer(ref)
-                if target is None:
+                if target is None and why:
                     sink.add(f"unresolvable $ref `{ref}`: {why}", ref_node.span)  # type: ignore[union-attr]
                 elif self._loops(ref):
                     sink.add(f"circular $ref `{ref}`: the chain of references never reaches a value", ref_node.span)  # type: ignore[union-attr]

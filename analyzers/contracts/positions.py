@@ -2,9 +2,13 @@
 
 Every node carries the byte ``Span`` (UTF-8 offsets) of the whole value; mapping entries
 also keep the span of their key, so a finding can sit on the exact key or value that is
-wrong. JSON is parsed with tree-sitter-json (which recovers from syntax errors: the
-recovered tree is still returned together with the syntax findings); YAML with
-``yaml.compose`` and the ``SafeLoader`` (no recovery: a YAML error means no tree).
+wrong. JSON is parsed with tree-sitter-json, which recovers from syntax errors (the
+recovered tree is still returned); the syntax error itself is located with Python's
+strict ``json`` parser, which stops at the exact character (tree-sitter's ERROR nodes
+often swallow a whole ``"key": value,`` run). Comments and a UTF-8 BOM: the BOM is
+tolerated, comments are errors. YAML is composed with ``yaml.compose`` and the
+``CSafeLoader`` when libyaml is available (else ``SafeLoader``; both give code-point
+marks, converted to byte offsets); a YAML error means no tree.
 
 Both parsers report, besides syntax errors, duplicate keys in a mapping (the later key
 is flagged; like ``JSON.parse`` and PyYAML, the later value wins).
@@ -121,12 +125,6 @@ class Parsed:
 # --------------------------------------------------------------------------- JSON
 
 
-def _token_preview(text: str) -> str:
-    text = text.strip()
-    first = text.splitlines()[0] if text else ""
-    return first[:30] + ("…" if len(first) > 30 else "")
-
-
 def parse_json(text: str) -> Parsed:
     from ..languages import parser
 
@@ -187,13 +185,11 @@ def parse_json(text: str) -> Parsed:
         return None
 
     root_node = tree.root_node
-    if root_node.has_error:
-        _json_errors(data, root_node, problems)
+    problem = _json_problem(text)
+    if problem is not None:
+        problems.append(problem)
     values = [c for c in root_node.named_children if c.type not in ("comment", "ERROR") and not c.is_missing]
     root = convert(values[0], 0) if values else None
-    if len(values) > 1:
-        problems.append(SyntaxProblem("invalid JSON: more than one top-level value", span(values[1])))
-    problems.sort(key=lambda p: (p.span.start, p.span.end))
     return Parsed(root, problems, duplicates)
 
 
@@ -208,29 +204,45 @@ def _json_string(data: bytes, n) -> str:
         return raw.strip(b'"').decode("utf-8", "replace")
 
 
-def _json_errors(data: bytes, root, problems: list[SyntaxProblem], limit: int = 20) -> None:
-    """Collect ERROR and MISSING nodes (outermost ERROR only), in document order."""
-    stack = [root]
-    while stack and len(problems) < limit:
-        n = stack.pop()
-        if n.is_missing:
-            what = n.type
-            if what in ("number", "string", "_value", "true", "false", "null", "object", "array"):
-                msg = "invalid JSON: missing value"
-            else:
-                msg = f"invalid JSON: missing `{what}`"
-            problems.append(SyntaxProblem(msg, Span(n.start_byte, n.end_byte)))
-            continue
-        if n.type == "ERROR":
-            preview = _token_preview(data[n.start_byte : n.end_byte].decode("utf-8", "replace"))
-            if preview:
-                msg = f"invalid JSON: unexpected `{preview}`"
-            else:
-                msg = "invalid JSON: unexpected end of input"
-            problems.append(SyntaxProblem(msg, Span(n.start_byte, n.end_byte)))
-            continue
-        if n.has_error:
-            stack.extend(reversed(n.children))
+_SPACES = re.compile(r"\s*")
+_JSON_TOKEN = re.compile(r'"(?:[^"\\\n]|\\.)*"?|[-+0-9.eE]+|[A-Za-z_]+|\S')
+
+
+def _json_problem(text: str) -> SyntaxProblem | None:
+    """The first syntax error, as Python's (strict, C-accelerated) JSON parser sees it.
+
+    tree-sitter recovers well but places errors loosely (a whole ``"key": value,`` run
+    becomes one ERROR node); ``json`` stops at the exact character."""
+    bom = 1 if text.startswith("\ufeff") else 0  # tolerated, as most editors do
+    try:
+        json.loads(text[bom:])
+        return None
+    except RecursionError:
+        return SyntaxProblem("JSON nested too deeply", Span(0, 0))
+    except json.JSONDecodeError as e:
+        offsets = ByteOffsets(text)
+        pos, msg = e.pos + bom, e.msg
+    if msg.startswith("Unterminated string"):
+        return SyntaxProblem("invalid JSON: unterminated string", Span(offsets(pos), offsets(pos + 1)))
+    if msg.startswith("Invalid control character"):
+        return SyntaxProblem("invalid JSON: control character in a string (escape it)", Span(offsets(pos), offsets(pos + 1)))
+    if msg.startswith("Invalid"):  # \escape, \uXXXX
+        return SyntaxProblem(f"invalid JSON: {msg[0].lower()}{msg[1:]}", Span(offsets(pos), offsets(pos + 2)))
+    pos = _SPACES.match(text, pos).end()  # type: ignore[union-attr]
+    m = _JSON_TOKEN.match(text, pos)
+    if m is None:  # end of input
+        where = offsets(len(text))
+        return SyntaxProblem(f"invalid JSON: unexpected end of input ({msg[0].lower()}{msg[1:]})", Span(where, where))
+    token = m.group()
+    span = Span(offsets(pos), offsets(m.end()))
+    if token in ("}", "]") and (msg.startswith("Expecting property name") or msg.startswith("Expecting value")):
+        before = len(text[:pos].rstrip())
+        if before and text[before - 1] == ",":
+            return SyntaxProblem(f"invalid JSON: trailing comma before `{token}`", Span(offsets(before - 1), offsets(before)))
+    shown = token if len(token) <= 30 else token[:29] + "…"
+    if msg == "Extra data":
+        return SyntaxProblem(f"invalid JSON: unexpected `{shown}` after the end of the document", span)
+    return SyntaxProblem(f"invalid JSON: unexpected `{shown}` ({msg[0].lower()}{msg[1:]})", span)
 
 
 # --------------------------------------------------------------------------- YAML

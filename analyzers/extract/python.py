@@ -33,7 +33,10 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
+from functools import cache
 from string import Formatter
+
+from tree_sitter import QueryCursor
 
 from ..languages import parser, query
 from ..model import (
@@ -170,7 +173,7 @@ def _all_unknown(e) -> bool:
 class _Scope:
     """A function or class: byte range, qualified name and the names bound in it."""
 
-    __slots__ = ("start", "end", "qual", "is_class", "parent", "func", "cls", "node",
+    __slots__ = ("start", "end", "qual", "is_class", "parent", "func", "cls", "node", "index",
                  "name_node", "params_node", "params", "counts", "values")
 
     def __init__(self, node, name_node, params_node, is_class: bool) -> None:
@@ -181,10 +184,21 @@ class _Scope:
         self.params_node = params_node
         self.is_class = is_class
         self.qual = ""
+        self.index = -1
         self.parent: _Scope | None = None
         self.func: _Scope | None = None  # nearest function, self included
         self.cls: _Scope | None = None  # nearest class, self included
         self.params: dict[str, int] = {}
+        self.counts: dict[str, int] = {}
+        self.values: dict[str, object] = {}
+
+
+class _ModuleNames:
+    """Names bound at module level: binding counts and first assigned values."""
+
+    __slots__ = ("counts", "values")
+
+    def __init__(self) -> None:
         self.counts: dict[str, int] = {}
         self.values: dict[str, object] = {}
 
@@ -219,8 +233,7 @@ class _Extractor:
         self.tree = parser("python").parse(self.src)
         self.scopes: list[_Scope] = []
         self.starts: list[int] = []
-        self.module = _Scope.__new__(_Scope)  # module-level bindings only
-        self.module.counts, self.module.values = {}, {}
+        self.module = _ModuleNames()
         self.imports: list[Import] = []
         self.by_local: dict[str, Import] = {}
         self.assigns: list[tuple] = []  # (name node, value node, owner scope or None)
@@ -242,14 +255,14 @@ class _Extractor:
             p = s.parent
             if p is None:
                 return None
-            i = p._index  # type: ignore[attr-defined]
+            i = p.index
         return None
 
     def build_scopes(self, found: list[_Scope]) -> None:
         found.sort(key=lambda s: (s.start, -s.end))
         stack: list[_Scope] = []
         for i, s in enumerate(found):
-            s._index = i  # type: ignore[attr-defined]
+            s.index = i
             while stack and stack[-1].end <= s.start:
                 stack.pop()
             p = stack[-1] if stack else None
@@ -567,9 +580,7 @@ class _Extractor:
     def run(self) -> FileFacts:
         root = self.tree.root_node
         defs_q = query("python", _DEFS)
-        from tree_sitter import QueryCursor
-
-        kinds = _kinds(defs_q)
+        kinds = _kinds(_DEFS)
         found: list[_Scope] = []
         bindings: list[tuple] = []
         for idx, caps in QueryCursor(defs_q).matches(root):
@@ -721,8 +732,10 @@ class _Extractor:
                     args = value.child_by_field_name("arguments")
                     if prefix_kw and args is not None:
                         for c in args.named_children:
-                            if c.type == "keyword_argument" and c.child_by_field_name("name").text == prefix_kw.encode():
-                                prefix = self.literal(c.child_by_field_name("value")) or ""
+                            k = c.child_by_field_name("name") if c.type == "keyword_argument" else None
+                            v = c.child_by_field_name("value") if k is not None else None
+                            if v is not None and k.text == prefix_kw.encode():
+                                prefix = self.literal(v) or ""
                     routers[name] = (framework, prefix)
         for target, call, owner in self.members:
             kind = self.client_kind(call)
@@ -778,9 +791,7 @@ class _Extractor:
 
     def calls(self, routers: dict[str, tuple]):
         calls_q = query("python", _CALLS)
-        from tree_sitter import QueryCursor
-
-        kinds = _kinds(calls_q)
+        kinds = _kinds(_CALLS)
         accepted: dict[int, tuple] = {}  # call node id -> (call node, scope)
         rejected_args: set[int] = set()
         route_matches: list[dict] = []
@@ -899,14 +910,11 @@ def _join(prefix: str, path: str) -> str:
     return prefix + path
 
 
-_KINDS: dict[int, list] = {}
-
-
-def _kinds(q) -> list:
-    k = _KINDS.get(id(q))
-    if k is None:
-        k = _KINDS[id(q)] = [q.pattern_settings(i).get("kind") for i in range(q.pattern_count)]
-    return k
+@cache
+def _kinds(filename: str) -> tuple[str | None, ...]:
+    """The ``kind`` setting of every pattern of a query file, by pattern index."""
+    q = query("python", filename)
+    return tuple(q.pattern_settings(i).get("kind") for i in range(q.pattern_count))
 
 
 def extract_python(path: str, text: str) -> FileFacts:

@@ -37,7 +37,7 @@ class Session:
         self.root = root.resolve()
         self.index = WorkspaceIndex(self.root)
         self.worker = cf.ThreadPoolExecutor(max_workers=1, thread_name_prefix="specward-index")
-        self.loop = asyncio.get_event_loop()
+        self.loop = asyncio.get_running_loop()
         self.ready = asyncio.Event()
         self.open: dict[str, str] = {}  # rel -> uri of open documents
         self.snapshots: dict[str, tuple[int | None, str]] = {}  # rel -> (version, text) last analyzed

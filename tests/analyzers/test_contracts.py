@@ -301,7 +301,7 @@ def test_broken_json_trailing_comma():
     facts = parse_contract("api.json", text)
     assert len(facts.findings) == 1
     f = facts.findings[0]
-    assert f.message == "invalid JSON: unexpected `,`"
+    assert f.message == "invalid JSON: trailing comma before `}`"
     assert spanned(text, f.span) == ","
     assert f.span.start == text.index("{},") + 2
 
@@ -309,33 +309,50 @@ def test_broken_json_trailing_comma():
 def test_broken_json_missing_bracket_keeps_recovered_endpoints():
     doc = dsl_doc()
     text = dump(doc)
-    text = text.replace('"errors": [\n', '"errors": [\n', 1)
     broken = text.replace('"NOT_FOUND",', '"NOT_FOUND"', 1)  # missing comma
     facts = parse_contract("a.dsl.json", broken)
     assert facts.findings, "syntax error expected"
     assert all(f.message.startswith("invalid JSON") for f in facts.findings)
+    assert len(facts.findings) == 1
     first = facts.findings[0]
-    assert first.span.start > broken.index('"NOT_FOUND"')
-    assert first.span.start < broken.index('"No such user"') + len('"No such user"')
+    assert first.message == "invalid JSON: unexpected `\"description\"` (expecting ',' delimiter)"
+    assert first.span.start == broken.index('"description": "No such user"')
+    assert spanned(broken, first.span) == '"description"'
     assert [e.path for e in facts.endpoints] == ["/users/{id}", "/users"]
 
 
 def test_broken_json_after_non_ascii_text():
     text = '{"info": {"title": "Café ☕ 日本"}, "openapi": "3.0.0" "paths": {}}'
     facts = parse_contract("api.json", text)
+    assert len(facts.findings) == 1
     f = facts.findings[0]
-    assert f.message.startswith("invalid JSON")
-    data = text.encode()
-    assert f.span.start >= data.index(b'"3.0.0"')
-    assert f.span.start <= data.index(b'"paths"')
-    assert f.span.start > 0
+    assert f.message == "invalid JSON: unexpected `\"paths\"` (expecting ',' delimiter)"
+    assert f.span.start == text.encode().index(b'"paths"')  # bytes, not code points
+    assert spanned(text, f.span) == '"paths"'
 
 
 def test_broken_json_unclosed():
     text = '{"openapi": "3.0.0", "paths": {"/a": {"get": {}}'
     facts = parse_contract("api.json", text)
-    assert messages(facts) == ["invalid JSON: missing `}`"]
+    assert messages(facts) == ["invalid JSON: unexpected end of input (expecting ',' delimiter)"]
     assert facts.findings[0].span.start == len(text.encode())
+    assert [(e.method, e.path) for e in facts.endpoints] == [("GET", "/a")]  # recovered
+
+
+def test_json_comments_and_extra_values_are_errors():
+    text = '// note\n{"openapi": "3.0.0"}'
+    f = parse_contract("api.json", text).findings[0]
+    assert f.message == "invalid JSON: unexpected `/` (expecting value)" and f.span.start == 0
+    text = '{"openapi": "3.0.0"} {}'
+    f = parse_contract("api.json", text).findings[0]
+    assert "after the end of the document" in f.message and f.span.start == text.rindex("{")
+
+
+def test_json_with_bom():
+    text = '\ufeff{"openapi": "3.0.0", "info": {"title": "t", "version": "1"}, "paths": {"/a": {"get": {"responses": {}}}}}'
+    facts = parse_contract("api.json", text)
+    assert facts.findings == ()
+    assert spanned(text, facts.endpoints[0].span) == '"get"'
 
 
 def test_broken_yaml_after_non_ascii_text():
@@ -513,7 +530,7 @@ def test_openapi_30_yaml():
     ]
     get = facts.endpoints[0]
     assert spanned(text, get.span) == "get"
-    assert get.span.start == text.index("    get:") + 4
+    assert get.span.start == text.encode().index(b"    get:") + 4  # bytes: "Café" comes first
     assert get.summary == "Get a user"
     assert facts.endpoints[1].summary == "One user"  # from the path item
     d = dict(get.details)

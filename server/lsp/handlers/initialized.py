@@ -32,7 +32,7 @@ async def handle(ls, params: lsp.InitializedParams) -> None:
 
     def report(done: int, total: int) -> None:
         if progress:
-            ls.loop.call_soon_threadsafe(lambda: ls.work_done_progress.report(token, lsp.WorkDoneProgressReport(
+            session.loop.call_soon_threadsafe(lambda: ls.work_done_progress.report(token, lsp.WorkDoneProgressReport(
                 message=f"Indexing {done:,} / {total:,} files", percentage=int(100 * done / max(total, 1)))))
 
     await session.submit(session.index.build, report)

@@ -1,0 +1,1042 @@
+"""Per-file facts from JavaScript, TypeScript and TSX source.
+
+``extract_ecma(path, text, grammar)`` parses the text once, runs the query files
+``queries/ecma-common.scm`` plus ``queries/ecma-javascript.scm`` or
+``queries/ecma-typescript.scm`` once each, and turns the matches into plain facts
+(``FileFacts``). The only hand-written recursion evaluates an expression node into a URL
+expression / argument value, and formats a function's parameter list.
+
+Spans are byte offsets into ``text.encode("utf-8")`` (plus ``base`` for script blocks of
+Vue/Svelte components, see ``extract/components.py``). The extractor never raises: on an
+internal error it returns what it collected so far.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_right
+
+from tree_sitter import Node, QueryCursor
+
+from .. import languages
+from ..model import (
+    Arg,
+    ArgVal,
+    CallSite,
+    ClientDef,
+    Definition,
+    Env,
+    Export,
+    FileFacts,
+    FunctionDef,
+    Import,
+    Lit,
+    ObjVal,
+    OtherVal,
+    Param,
+    Part,
+    Ref,
+    Route,
+    Span,
+    StrVal,
+    Unknown,
+    UrlExpr,
+)
+
+__all__ = ["extract_ecma", "EcmaCollector"]
+
+# Last callee segments that make a call an HTTP call candidate by themselves.
+VERBS = frozenset({"get", "post", "put", "patch", "delete", "del", "head", "options", "request"})
+ENTRY_POINTS = frozenset(
+    {
+        "fetch",
+        "axios",
+        "ky",
+        "ofetch",
+        "$fetch",
+        "superagent",
+        "request",
+        "useSWR",
+        "useSWRImmutable",
+        "useSWRMutation",
+        "useRequest",
+        "useFetch",
+    }
+)
+# Callees never recorded by the argument rules (module loading, not HTTP).
+NOT_CALLS = frozenset({"require", "import", "require.resolve"})
+# Object keys that make an object-literal argument URL-bearing.
+URL_KEYS = frozenset({"url", "path", "baseURL"})
+# Keys of a client factory's options holding the base URL.
+BASE_KEYS = ("baseURL", "baseUrl", "prefixUrl", "prefixURL")
+# Module (as imported) or global name -> client kind, for X.create()/X.extend().
+CLIENT_MODULES = {
+    "axios": "axios",
+    "redaxios": "axios",
+    "ky": "ky",
+    "ky-universal": "ky",
+    "ofetch": "ofetch",
+    "ohmyfetch": "ofetch",
+}
+CLIENT_GLOBALS = {"axios": "axios", "ky": "ky", "ofetch": "ofetch", "$fetch": "ofetch"}
+
+ROUTE_METHODS = frozenset({"get", "post", "put", "patch", "delete", "head", "options"})
+ROUTE_RECEIVERS = frozenset({"app", "router", "server"})
+_ROUTE_HANDLERS = frozenset(
+    {"arrow_function", "function_expression", "identifier", "member_expression", "call_expression"}
+)
+_ROUTE_PARAM = re.compile(r":([A-Za-z_$][\w$]*)(?:\([^)]*\))?\??")
+
+_FUNCTION_NODES = frozenset(
+    {"arrow_function", "function_expression", "generator_function", "method_definition"}
+)
+_WRAPPERS = frozenset(
+    {"parenthesized_expression", "as_expression", "satisfies_expression", "non_null_expression"}
+)
+# Expression types evaluated as string-like values.
+_STRINGISH = frozenset(
+    {
+        "string",
+        "template_string",
+        "binary_expression",
+        "identifier",
+        "member_expression",
+        "subscript_expression",
+    }
+) | _WRAPPERS
+# Whole-argument expressions whose value is a URL we cannot see: Unknown(reason).
+_COMPUTED = frozenset(
+    {"call_expression", "ternary_expression", "await_expression", "new_expression"}
+)
+_IDENTS = frozenset(
+    {"identifier", "property_identifier", "shorthand_property_identifier", "private_property_identifier"}
+)
+
+_ESCAPE = re.compile(r"\\(u\{[0-9a-fA-F]+\}|u[0-9a-fA-F]{4}|x[0-9a-fA-F]{2}|[0-7]{1,3}|\r\n|.)", re.S)
+_SIMPLE_ESCAPES = {
+    "n": "\n",
+    "t": "\t",
+    "r": "\r",
+    "b": "\b",
+    "f": "\f",
+    "v": "\v",
+    "\n": "",
+    "\r\n": "",
+    "\r": "",
+    "\u2028": "",
+    "\u2029": "",
+}
+_SPACE = re.compile(r"\s+")
+_TYPE_ARGS = re.compile(r"<[^<>()]*>")
+_CALL_ARGS = re.compile(r"\([^()]*\)")
+
+
+def _unescape_one(m: re.Match[str]) -> str:
+    e = m.group(1)
+    head = e[0]
+    try:
+        if head == "u":
+            return chr(int(e[2:-1] if e[1] == "{" else e[1:], 16))
+        if head == "x":
+            return chr(int(e[1:], 16))
+        if head in "01234567":
+            return chr(int(e, 8))
+    except (ValueError, OverflowError):
+        return e
+    return _SIMPLE_ESCAPES.get(e, e)
+
+
+def unescape(s: str) -> str:
+    """Decode JavaScript string escapes (``\\n``, ``\\u00e9``, ``\\u{1F600}``, ``\\x41``...)."""
+    if "\\" not in s:
+        return s
+    out = _ESCAPE.sub(_unescape_one, s)
+    try:
+        out.encode("utf-8")
+    except UnicodeEncodeError:  # surrogate pairs written as two \u escapes
+        out = out.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+    return out
+
+
+def merge(parts: list[Part]) -> UrlExpr:
+    """Adjacent literals merged, empty literals dropped."""
+    out: list[Part] = []
+    for p in parts:
+        if type(p) is Lit:
+            if not p.text:
+                continue
+            if out and type(out[-1]) is Lit:
+                out[-1] = Lit(out[-1].text + p.text)  # type: ignore[union-attr]
+                continue
+        out.append(p)
+    return tuple(out)
+
+
+class _Fn:
+    """A function-like node: its parameters (lazily), local declarations, enclosing function
+    and, when it is a ``FunctionDef``, its qualified name."""
+
+    __slots__ = ("node", "start", "end", "parent", "name", "named", "locals", "_params")
+
+    def __init__(self, node: Node) -> None:
+        self.node = node
+        self.start = node.start_byte
+        self.end = node.end_byte
+        self.parent: _Fn | None = None
+        self.name: str | None = None
+        self.named: _Fn | None = None  # innermost named function (self included)
+        self.locals: dict[str, tuple[Node, bool]] = {}
+        self._params: dict[str, tuple[int, str | None]] | None = None
+
+
+class EcmaCollector:
+    """Collects facts from one or more parsed programs of one file (components have several
+    script blocks). ``add(src, grammar, base)`` then ``facts(path, language)``."""
+
+    def __init__(self) -> None:
+        self.imports: list[Import] = []
+        self.exports: list[Export] = []
+        self.definitions: list[Definition] = []
+        self.functions: list[FunctionDef] = []
+        self.constants: list[tuple[int, str, UrlExpr]] = []
+        self.clients: list[ClientDef] = []
+        self.calls: list[CallSite] = []
+        self.routes: list[Route] = []
+
+    # ------------------------------------------------------------------ result
+
+    def facts(self, path: str, language: str) -> FileFacts:
+        def by_span(items: list) -> tuple:
+            return tuple(sorted(items, key=lambda x: x.span.start))
+
+        return FileFacts(
+            path=path,
+            language=language,
+            imports=by_span(self.imports),
+            exports=by_span(self.exports),
+            definitions=by_span(self.definitions),
+            functions=by_span(self.functions),
+            constants=tuple((n, e) for _, n, e in sorted(self.constants, key=lambda c: c[0])),
+            clients=by_span(self.clients),
+            calls=by_span(self.calls),
+            routes=by_span(self.routes),
+        )
+
+    # ------------------------------------------------------------------ one program
+
+    def add(self, src: bytes, grammar: str, base: int = 0) -> None:
+        """Parse ``src`` with ``grammar`` and collect its facts, spans shifted by ``base``."""
+        _Program(self, src, grammar, base).run()
+
+
+class _Program:
+    def __init__(self, out: EcmaCollector, src: bytes, grammar: str, base: int) -> None:
+        self.out = out
+        self.src = src
+        self.grammar = grammar
+        self.base = base
+        self.fns: list[_Fn] = []
+        self.fn_starts: list[int] = []
+        self.fn_by_id: dict[int, _Fn] = {}
+        self.assigned: set[str] = set()
+        self.import_modules: dict[str, str] = {}
+        self.classes: list[tuple[int, int, str]] = []
+
+    # ------------------------------------------------------------------ helpers
+
+    def text(self, n: Node) -> str:
+        return self.src[n.start_byte : n.end_byte].decode("utf-8", "replace")
+
+    def span(self, n: Node) -> Span:
+        return Span(self.base + n.start_byte, self.base + n.end_byte)
+
+    def string_value(self, n: Node) -> str:
+        raw = self.text(n)
+        if len(raw) >= 2 and raw[0] in "'\"" and raw[-1] == raw[0]:
+            raw = raw[1:-1]
+        else:
+            raw = raw.strip("'\"")
+        return unescape(raw)
+
+    def key_text(self, n: Node) -> str | None:
+        t = n.type
+        if t == "string":
+            return self.string_value(n)
+        if t == "computed_property_name":
+            return None
+        return self.text(n)
+
+    def dotted(self, n: Node) -> list[str] | None:
+        """``a.b?.c`` / ``this.x`` / ``import.meta.env.X`` / ``process.env['X']`` as segments."""
+        segs: list[str] = []
+        while True:
+            t = n.type
+            if t == "member_expression":
+                prop = n.child_by_field_name("property")
+                obj = n.child_by_field_name("object")
+                if prop is None or obj is None:
+                    return None
+                segs.append(self.text(prop))
+                n = obj
+            elif t == "subscript_expression":
+                idx = n.child_by_field_name("index")
+                obj = n.child_by_field_name("object")
+                if idx is None or obj is None or idx.type != "string":
+                    return None
+                segs.append(self.string_value(idx))
+                n = obj
+            elif t in ("identifier", "this", "super", "property_identifier"):
+                segs.append(self.text(n))
+                break
+            elif t == "meta_property":
+                segs.extend(("meta", "import"))
+                break
+            elif t == "non_null_expression" or t == "parenthesized_expression":
+                inner = n.named_child(0)
+                if inner is None:
+                    return None
+                n = inner
+            else:
+                return None
+        segs.reverse()
+        return segs
+
+    def callee_text(self, fn: Node) -> str:
+        segs = self.dotted(fn)
+        if segs is not None:
+            return ".".join(segs)
+        txt = self.text(fn)
+        new = txt.startswith("new ")
+        txt = _SPACE.sub("", txt).replace("?.", ".")
+        for _ in range(4):
+            reduced = _CALL_ARGS.sub("()", _TYPE_ARGS.sub("", txt))
+            if reduced == txt:
+                break
+            txt = reduced
+        txt = txt.replace("()()", "()")
+        if new:
+            txt = "new " + txt[3:]
+        return txt
+
+    def subst_name(self, n: Node | None) -> str:
+        """Readable placeholder name of a computed template piece: its last identifier."""
+        if n is None:
+            return "param"
+        names = [self.text(x) for x in _descendant_idents(n)]
+        return names[-1] if names else "param"
+
+    # ------------------------------------------------------------------ scopes
+
+    def locate(self, n: Node) -> _Fn | None:
+        """Innermost function-like node containing ``n`` (None at module level)."""
+        i = bisect_right(self.fn_starts, n.start_byte) - 1
+        if i < 0:
+            return None
+        r: _Fn | None = self.fns[i]
+        s, e = n.start_byte, n.end_byte
+        while r is not None and not (r.start <= s and e <= r.end and r.node.id != n.id):
+            r = r.parent
+        return r
+
+    def params(self, f: _Fn) -> dict[str, tuple[int, str | None]]:
+        p = f._params
+        if p is None:
+            p = {}
+            for index, (_, binds) in enumerate(self.param_list(f.node)):
+                for name, fld in binds:
+                    p.setdefault(name, (index, fld))
+            f._params = p
+        return p
+
+    def param_list(self, fn: Node) -> list[tuple[str, list[tuple[str, str | None]]]]:
+        """[(label, [(bound name, destructured key or None)])] for each positional parameter."""
+        ps = fn.child_by_field_name("parameters")
+        if ps is None:
+            one = fn.child_by_field_name("parameter")
+            nodes = [one] if one is not None else []
+        else:
+            nodes = ps.named_children
+        out = []
+        for n in nodes:
+            info = self.param_info(n)
+            if info is not None:
+                out.append(info)
+        return out
+
+    def param_info(self, n: Node) -> tuple[str, list[tuple[str, str | None]]] | None:
+        t = n.type
+        if t in ("required_parameter", "optional_parameter"):
+            pat = n.child_by_field_name("pattern")
+            if pat is None:
+                return None
+            return self.param_info(pat)
+        if t == "assignment_pattern":
+            left = n.child_by_field_name("left")
+            return self.param_info(left) if left is not None else None
+        if t == "identifier":
+            name = self.text(n)
+            return name, [(name, None)]
+        if t == "rest_pattern":
+            inner = n.named_child(0)
+            if inner is not None and inner.type == "identifier":
+                name = self.text(inner)
+                return "..." + name, [(name, None)]
+            return "..." + _SPACE.sub("", self.text(n)[3:]), []
+        if t == "object_pattern":
+            keys: list[str] = []
+            binds: list[tuple[str, str | None]] = []
+            for c in n.named_children:
+                ct = c.type
+                if ct == "shorthand_property_identifier_pattern":
+                    k = self.text(c)
+                    keys.append(k)
+                    binds.append((k, k))
+                elif ct == "object_assignment_pattern":
+                    left = c.child_by_field_name("left")
+                    if left is not None:
+                        k = self.text(left)
+                        keys.append(k)
+                        binds.append((k, k))
+                elif ct == "pair_pattern":
+                    key = c.child_by_field_name("key")
+                    val = c.child_by_field_name("value")
+                    k = self.key_text(key) if key is not None else None
+                    if k is None:
+                        continue
+                    keys.append(k)
+                    if val is not None and val.type == "assignment_pattern":
+                        val = val.child_by_field_name("left")
+                    if val is not None and val.type == "identifier":
+                        binds.append((self.text(val), k))
+                elif ct == "rest_pattern":
+                    inner = c.named_child(0)
+                    if inner is not None:
+                        keys.append("..." + self.text(inner))
+                        binds.append((self.text(inner), None))
+            return "{" + ",".join(keys) + "}", binds
+        if t in ("this", "comment", "decorator"):
+            return None
+        return _SPACE.sub("", self.text(n)), []
+
+    # ------------------------------------------------------------------ URL expressions
+
+    def ev(self, n: Node, rec: _Fn | None, scope: _Fn | None, depth: int = 0) -> UrlExpr | None:
+        """A string-like expression as a URL expression, or None when it is not string-like."""
+        t = n.type
+        if t == "string":
+            return (Lit(self.string_value(n)),)
+        if t == "template_string":
+            return self.template(n, rec, scope, depth)
+        if t == "identifier" or t == "shorthand_property_identifier":
+            return self.ident(self.text(n), rec, scope, depth)
+        if t == "member_expression" or t == "subscript_expression":
+            return self.member(n, rec, scope)
+        if t == "binary_expression":
+            op = n.child_by_field_name("operator")
+            left = n.child_by_field_name("left")
+            right = n.child_by_field_name("right")
+            if op is None or left is None or right is None:
+                return None
+            o = op.type
+            if o == "+":
+                parts: list[Part] = []
+                stringy = False
+                for side in (left, right):
+                    if side.type == "number":
+                        parts.append(Lit(self.text(side)))
+                        continue
+                    r = self.ev(side, rec, scope, depth + 1) if side.type in _STRINGISH else None
+                    if r is None:
+                        parts.append(Param(self.subst_name(side)))
+                    else:
+                        stringy = True
+                        parts.extend(r)
+                return merge(parts) if stringy else None
+            if o == "||" or o == "??":
+                r = self.ev(left, rec, scope, depth + 1) if left.type in _STRINGISH else None
+                if r is None and right.type in _STRINGISH:
+                    r = self.ev(right, rec, scope, depth + 1)
+                return r
+            return None
+        if t in _WRAPPERS:
+            inner = n.named_child(0)
+            if inner is None:
+                return None
+            return self.ev(inner, rec, scope, depth + 1)
+        return None
+
+    def template(self, n: Node, rec: _Fn | None, scope: _Fn | None, depth: int) -> UrlExpr:
+        parts: list[Part] = []
+        for c in n.named_children:
+            t = c.type
+            if t == "string_fragment":
+                parts.append(Lit(self.text(c)))
+            elif t == "escape_sequence":
+                parts.append(Lit(unescape(self.text(c))))
+            elif t == "template_substitution":
+                e = c.named_child(0)
+                r = None
+                if e is not None and e.type in _STRINGISH and depth < 12:
+                    r = self.ev(e, rec, scope, depth + 1)
+                if r is None or any(type(p) is Unknown for p in r):
+                    r = (Param(self.subst_name(e)),)
+                parts.extend(r)
+        return merge(parts)
+
+    def ident(self, name: str, rec: _Fn | None, scope: _Fn | None, depth: int) -> UrlExpr | None:
+        if name == "undefined":
+            return None
+        r = rec
+        while r is not None:
+            loc = r.locals.get(name)
+            if loc is not None:
+                value, is_const = loc
+                if not is_const and name in self.assigned:
+                    return (Unknown(f"reassigned variable {name}"),)
+                if depth < 12 and value.type in _STRINGISH:
+                    res = self.ev(value, r, scope, depth + 1)
+                    if res is not None:
+                        return res
+                return (Unknown(self.reason(value)),)
+            p = self.params(r).get(name)
+            if p is not None:
+                if r is scope:
+                    return (Arg(p[0], p[1]),)
+                return (Param(name),)
+            r = r.parent
+        return (Ref(name),)
+
+    def member(self, n: Node, rec: _Fn | None, scope: _Fn | None) -> UrlExpr | None:
+        segs = self.dotted(n)
+        if segs is None or len(segs) < 2:
+            return None
+        if segs[0] == "process" and segs[1] == "env" and len(segs) == 3:
+            return (Env(segs[2]),)
+        if segs[0] == "import" and segs[1] == "meta" and len(segs) == 4 and segs[2] == "env":
+            return (Env(segs[3]),)
+        head = segs[0]
+        r = rec
+        while r is not None:
+            if head in r.locals:
+                break
+            p = self.params(r).get(head)
+            if p is not None:
+                if r is scope:
+                    rest = ".".join(segs[1:])
+                    return (Arg(p[0], f"{p[1]}.{rest}" if p[1] else rest),)
+                return (Param(segs[-1]),)
+            r = r.parent
+        return (Ref(".".join(segs)),)
+
+    def reason(self, n: Node) -> str:
+        t = n.type
+        if t == "await_expression":
+            inner = n.named_child(0)
+            return self.reason(inner) if inner is not None else "awaited value"
+        if t == "call_expression":
+            fn = n.child_by_field_name("function")
+            return f"computed by {self.callee_text(fn) if fn is not None else 'a call'}()"
+        if t == "new_expression":
+            ctor = n.child_by_field_name("constructor")
+            return f"computed by new {self.callee_text(ctor) if ctor is not None else ''}()"
+        if t == "ternary_expression":
+            return "conditional expression"
+        return t.replace("_", " ")
+
+    def arg(self, n: Node, rec: _Fn | None, scope: _Fn | None) -> ArgVal:
+        t = n.type
+        if t == "object":
+            return self.obj(n, rec, scope, 0)
+        if t in _STRINGISH:
+            r = self.ev(n, rec, scope)
+            if r is not None:
+                if len(r) == 1 and type(r[0]) is Param:
+                    r = (Unknown(f"value of {r[0].name}"),)  # type: ignore[union-attr]
+                return StrVal(r, self.span(n))
+        elif t in _COMPUTED:
+            return StrVal((Unknown(self.reason(n)),), self.span(n))
+        return OtherVal(self.span(n))
+
+    def obj(self, n: Node, rec: _Fn | None, scope: _Fn | None, depth: int) -> ObjVal:
+        fields: list[tuple[str, ArgVal]] = []
+        for c in n.named_children:
+            t = c.type
+            if t == "pair":
+                key = c.child_by_field_name("key")
+                value = c.child_by_field_name("value")
+                if key is None or value is None:
+                    continue
+                k = self.key_text(key)
+                if k is None:
+                    continue
+                if value.type == "object":
+                    if depth > 8:
+                        continue
+                    v: ArgVal = self.obj(value, rec, scope, depth + 1)
+                else:
+                    v = self.arg(value, rec, scope)
+                    if type(v) is OtherVal:
+                        continue
+                fields.append((k, v))
+            elif t == "shorthand_property_identifier":
+                k = self.text(c)
+                r = self.ident(k, rec, scope, 0)
+                if r is not None:
+                    fields.append((k, StrVal(r, self.span(c))))
+        return ObjVal(tuple(fields), self.span(n))
+
+    # ------------------------------------------------------------------ main
+
+    def run(self) -> None:
+        out = self.out
+        tree = languages.parser(self.grammar).parse(self.src)
+        root = tree.root_node
+        extra = "ecma-javascript.scm" if self.grammar == "javascript" else "ecma-typescript.scm"
+        matches = QueryCursor(languages.query(self.grammar, "ecma-common.scm")).matches(root)
+        matches += QueryCursor(languages.query(self.grammar, extra)).matches(root)
+
+        scopes: list[Node] = []
+        names: dict[int, tuple[str, Node, Node]] = {}  # function node id -> (name, name node, node)
+        members: list[tuple[Node, Node, Node]] = []
+        roots: dict[int, str] = {}  # object node id -> qualified prefix
+        top_vars: list[tuple[Node, Node, bool]] = []
+        locals_: list[tuple[Node, Node, bool]] = []
+        exports: list[dict] = []
+        commonjs: list[dict] = []
+        clients: list[dict] = []
+        angular: list[dict] = []
+        calls: list[dict] = []
+        servers: dict[str, str] = {}
+        enums: list[dict] = []
+        text = self.text
+        span = self.span
+
+        for _, c in matches:
+            if "call" in c:
+                calls.append(c)
+            elif "scope" in c:
+                scopes.append(c["scope"][0])
+            elif "local.name" in c:
+                kind = c.get("local.kind")
+                locals_.append((c["local.name"][0], c["local.value"][0], bool(kind) and kind[0].type == "const"))
+            elif "member.key" in c:
+                members.append((c["member.object"][0], c["member.key"][0], c["member.value"][0]))
+            elif "assigned" in c:
+                self.assigned.add(text(c["assigned"][0]))
+            elif "function" in c:
+                fn = c["function"][0]
+                if "function.name" in c:
+                    nn = c["function.name"][0]
+                    names.setdefault(fn.id, (text(nn), nn, fn))
+                elif "function.member" in c:
+                    nn = c["function.member"][0]
+                    segs = self.dotted(nn)
+                    if segs:
+                        names.setdefault(fn.id, (".".join(segs), nn, fn))
+            elif "function.default" in c:
+                fn = c["function.default"][0]
+                names.setdefault(fn.id, ("default", fn, fn))
+            elif "method" in c:
+                fn = c["method"][0]
+                nn = c["method.name"][0]
+                qual = f"{text(c['method.class'][0])}.{text(nn)}"
+                names.setdefault(fn.id, (qual, nn, fn))
+                out.definitions.append(Definition(qual, "method", span(nn)))
+            elif "definition.variable" in c:
+                nn = c["definition.variable"][0]
+                out.definitions.append(Definition(text(nn), "variable", span(nn)))
+                value = c.get("definition.value")
+                kind = c.get("definition.kind")
+                if value:
+                    top_vars.append((nn, value[0], bool(kind) and kind[0].type == "const"))
+            elif "definition.function" in c:
+                nn = c["definition.function"][0]
+                out.definitions.append(Definition(text(nn), "function", span(nn)))
+            elif "definition.class" in c:
+                nn = c["definition.class"][0]
+                out.definitions.append(Definition(text(nn), "class", span(nn)))
+            elif "definition.enum" in c:
+                nn = c["definition.enum"][0]
+                out.definitions.append(Definition(text(nn), "variable", span(nn)))
+            elif "import.source" in c:
+                self.on_import(c)
+            elif "require.source" in c:
+                self.on_require(c)
+            elif "class" in c:
+                n = c["class"][0]
+                self.classes.append((n.start_byte, n.end_byte, text(c["class.name"][0])))
+            elif "commonjs" in c:
+                commonjs.append(c)
+            elif "client" in c:
+                clients.append(c)
+            elif "angular.name" in c:
+                angular.append(c)
+            elif "server.name" in c:
+                factory = text(c["server.factory"][0])
+                servers[text(c["server.name"][0])] = "fastify" if "astify" in factory else "express"
+            elif "enum.member" in c:
+                enums.append(c)
+            else:
+                exports.append(c)
+
+        # ---- function-like nodes: nesting, names
+        scopes.sort(key=lambda n: (n.start_byte, -n.end_byte))
+        stack: list[_Fn] = []
+        for n in scopes:
+            f = _Fn(n)
+            while stack and stack[-1].end <= f.start:
+                stack.pop()
+            f.parent = stack[-1] if stack else None
+            named = names.get(n.id)
+            if named is not None:
+                f.name = named[0]
+            stack.append(f)
+            self.fns.append(f)
+            self.fn_by_id[n.id] = f
+        self.fn_starts = [f.start for f in self.fns]
+
+        # ---- object-literal roots: module-level const objects, export default / module.exports objects
+        for nn, value, _ in top_vars:
+            value = _unwrap(value)
+            if value.type == "object":
+                roots[value.id] = text(nn)
+        for c in exports:
+            v = c.get("export.value")
+            if v and _unwrap(v[0]).type == "object":
+                roots[_unwrap(v[0]).id] = "default"
+        for c in commonjs:
+            v = c.get("commonjs.default")
+            if v and _unwrap(v[0]).type == "object":
+                roots[_unwrap(v[0]).id] = "default"
+        member_constants: list[tuple[Node, str, Node]] = []
+        if roots:
+            members.sort(key=lambda m: m[1].start_byte)
+            for objn, key, value in members:
+                prefix = roots.get(objn.id)
+                if prefix is None:
+                    continue
+                k = self.key_text(key)
+                if k is None:
+                    continue
+                qual = f"{prefix}.{k}"
+                inner = _unwrap(value)
+                vt = inner.type
+                if vt == "object":
+                    roots[inner.id] = qual
+                elif vt in _FUNCTION_NODES:
+                    if inner.id not in names:
+                        names[inner.id] = (qual, key, inner)
+                        f = self.fn_by_id.get(inner.id)
+                        if f is not None:
+                            f.name = qual
+                elif vt in _STRINGISH:
+                    member_constants.append((key, qual, inner))
+
+        for f in self.fns:
+            p = f.parent
+            f.named = f if f.name is not None else (p.named if p is not None else None)
+
+        # ---- locals (declarations inside functions)
+        for nn, value, is_const in locals_:
+            f = self.locate(nn)
+            if f is not None:
+                f.locals.setdefault(text(nn), (value, is_const))
+
+        # ---- functions
+        for name, nn, fn in names.values():
+            labels = tuple(lbl for lbl, _ in self.param_list(fn))
+            out.functions.append(FunctionDef(name, labels, span(fn), span(nn)))
+
+        # ---- constants
+        for nn, value, is_const in top_vars:
+            if is_const and value.type in _STRINGISH:
+                r = self.ev(value, None, None)
+                if r is not None:
+                    out.constants.append((self.base + nn.start_byte, text(nn), r))
+        for key, qual, value in member_constants:
+            r = self.ev(value, None, None)
+            if r is not None:
+                out.constants.append((self.base + key.start_byte, qual, r))
+        for c in enums:
+            value = c["enum.value"][0]
+            if value.type in _STRINGISH:
+                r = self.ev(value, None, None)
+                if r is not None:
+                    member = c["enum.member"][0]
+                    qual = f"{text(c['enum.name'][0])}.{self.key_text(member)}"
+                    out.constants.append((self.base + member.start_byte, qual, r))
+
+        # ---- exports
+        for c in exports:
+            self.on_export(c, names)
+        for c in commonjs:
+            self.on_commonjs(c)
+
+        # ---- clients
+        for c in clients:
+            self.on_client(c)
+        seen: set[tuple[str, str]] = set()
+        for c in angular:
+            nn = c["angular.name"][0]
+            cls = text(c["angular.class"][0])
+            key = (cls, text(nn))
+            if key in seen:
+                continue
+            seen.add(key)
+            out.clients.append(ClientDef(f"this.{text(nn)}", "angular", None, span(nn), cls))
+
+        # ---- calls and routes
+        for c in calls:
+            self.on_call(c, servers)
+
+    # ------------------------------------------------------------------ handlers
+
+    def on_import(self, c: dict) -> None:
+        module = self.string_value(c["import.source"][0])
+        out = self.out.imports
+        if "import.default" in c:
+            n = c["import.default"][0]
+            out.append(Import(module, "default", self.text(n), self.span(n)))
+            self.import_modules[self.text(n)] = module
+        elif "import.namespace" in c:
+            n = c["import.namespace"][0]
+            out.append(Import(module, "*", self.text(n), self.span(n)))
+            self.import_modules[self.text(n)] = module
+        elif "import.name" in c:
+            n = c["import.name"][0]
+            name = self.key_text(n) or self.text(n)
+            alias = c.get("import.alias")
+            local = self.text(alias[0]) if alias else name
+            end = alias[0] if alias else n
+            out.append(Import(module, name, local, Span(self.base + n.start_byte, self.base + end.end_byte)))
+            self.import_modules[local] = module
+
+    def on_require(self, c: dict) -> None:
+        module = self.string_value(c["require.source"][0])
+        out = self.out.imports
+        if "require.local" in c:
+            n = c["require.local"][0]
+            out.append(Import(module, "default", self.text(n), self.span(n)))
+            self.import_modules[self.text(n)] = module
+        elif "require.name" in c:
+            n = c["require.name"][0]
+            name = self.key_text(n) or self.text(n)
+            alias = c.get("require.alias")
+            local = self.text(alias[0]) if alias else name
+            end = alias[0] if alias else n
+            out.append(Import(module, name, local, Span(self.base + n.start_byte, self.base + end.end_byte)))
+
+    def on_export(self, c: dict, names: dict) -> None:
+        out = self.out.exports
+        text, span = self.text, self.span
+        if "export.declaration" in c:
+            n = c["export.declaration"][0]
+            stmt = c["export.statement"][0]
+            if _has_default(stmt):
+                out.append(Export("default", text(n), span(n)))
+            else:
+                out.append(Export(text(n), text(n), span(n)))
+        elif "export.value" in c:
+            v = c["export.value"][0]
+            stmt = c["export.statement"][0]
+            inner = _unwrap(v)
+            local = text(inner) if inner.type == "identifier" else "default"
+            out.append(Export("default", local, span(stmt)))
+        elif "export.name" in c:
+            n = c["export.name"][0]
+            alias = c.get("export.alias")
+            src = c.get("export.source")
+            name = self.key_text(n) or text(n)
+            exported = (self.key_text(alias[0]) or text(alias[0])) if alias else name
+            module = self.string_value(src[0]) if src else None
+            out.append(Export(exported, name, span(c["export.specifier"][0]), module))
+        elif "export.star" in c:
+            src = c["export.star"][0]
+            out.append(Export("*", "*", span(src), self.string_value(src)))
+        elif "export.namespace" in c:
+            n = c["export.namespace"][0]
+            src = c["export.source"][0]
+            out.append(Export(text(n), "*", span(n), self.string_value(src)))
+
+    def on_commonjs(self, c: dict) -> None:
+        out = self.out.exports
+        stmt = c["commonjs"][0]
+        if "commonjs.default" in c:
+            v = _unwrap(c["commonjs.default"][0])
+            if v.type == "identifier":
+                out.append(Export("default", self.text(v), self.span(stmt)))
+                return
+            out.append(Export("default", "default", self.span(stmt)))
+            if v.type == "object":
+                for p in v.named_children:
+                    if p.type == "shorthand_property_identifier":
+                        k = self.text(p)
+                        out.append(Export(k, k, self.span(p)))
+                    elif p.type in ("pair", "method_definition"):
+                        key = p.child_by_field_name("key" if p.type == "pair" else "name")
+                        k = self.key_text(key) if key is not None else None
+                        if k is None:
+                            continue
+                        val = p.child_by_field_name("value")
+                        local = self.text(val) if val is not None and val.type == "identifier" else f"default.{k}"
+                        out.append(Export(k, local, self.span(p)))
+        else:
+            name = self.text(c["commonjs.name"][0])
+            v = _unwrap(c["commonjs.value"][0])
+            if v.type == "identifier":
+                local = self.text(v)
+            else:
+                left = stmt.child_by_field_name("left")
+                segs = self.dotted(left) if left is not None else None
+                local = ".".join(segs) if segs else name
+            out.append(Export(name, local, self.span(stmt)))
+
+    def enclosing_class(self, pos: int) -> str | None:
+        best = None
+        for s, e, name in self.classes:
+            if s <= pos < e and (best is None or s >= best[0]):
+                best = (s, name)
+        return best[1] if best else None
+
+    def on_client(self, c: dict) -> None:
+        lib = c["client.library"][0]
+        node = c["client"][0]
+        segs = self.dotted(lib)
+        if not segs:
+            return
+        libname = ".".join(segs)
+        kind = None
+        base: UrlExpr | None = None
+        module = self.import_modules.get(libname)
+        if module is not None:
+            kind = CLIENT_MODULES.get(module)
+        elif libname in CLIENT_GLOBALS:
+            kind = CLIENT_GLOBALS[libname]
+        else:
+            for prev in reversed(self.out.clients):
+                if prev.name == libname:
+                    kind, base = prev.kind, prev.base
+                    break
+        if kind is None:
+            return
+        f = self.locate(node)
+        named = f.named if f is not None else None
+        for a in c["client.arguments"][0].named_children:
+            if a.type == "object":
+                ov = self.obj(a, f, named, 0)
+                for k in BASE_KEYS:
+                    v = ov.get(k)
+                    if type(v) is StrVal:
+                        base = v.expr  # type: ignore[union-attr]
+                        break
+                break
+        name_nodes = c.get("client.name")
+        if name_nodes:
+            nn = name_nodes[0]
+            nsegs = self.dotted(nn)
+            name = ".".join(nsegs) if nsegs else self.text(nn)
+        else:
+            nn = node
+            name = "default"
+        if name.startswith("this."):
+            scope = self.enclosing_class(node.start_byte)
+        else:
+            scope = named.name if named is not None else None
+        self.out.clients.append(ClientDef(name, kind, base, self.span(nn), scope))
+
+    def on_call(self, c: dict, servers: dict[str, str]) -> None:
+        call = c["call"][0]
+        fn = c["call.function"][0]
+        args = [a for a in c["call.arguments"][0].named_children if a.type != "comment"]
+        ft = fn.type
+        last: str | None = None
+        if ft == "member_expression":
+            prop = fn.child_by_field_name("property")
+            last = self.text(prop) if prop is not None else None
+            # ---- Express / Fastify route registration
+            if last in ROUTE_METHODS and len(args) >= 2 and args[0].type == "string":
+                obj = fn.child_by_field_name("object")
+                if obj is not None and obj.type == "identifier":
+                    recv = self.text(obj)
+                    if (recv in servers or recv in ROUTE_RECEIVERS) and args[-1].type in _ROUTE_HANDLERS:
+                        path = _ROUTE_PARAM.sub(r"{\1}", self.string_value(args[0]))
+                        framework = servers.get(recv, "express")
+                        self.out.routes.append(Route(last.upper(), path, self.span(args[0]), framework))
+                        return
+        elif ft == "identifier":
+            last = self.text(fn)
+        hit = last is not None and (last in VERBS or last in ENTRY_POINTS)
+        f = self.locate(call)
+        scope = f.named if f is not None else None
+        if not hit:
+            if not args or last in NOT_CALLS or ft == "import":
+                return
+            # quick reject: nothing that can carry a URL
+            for a in args:
+                if a.type in _STRINGISH or a.type == "object":
+                    break
+            else:
+                return
+        vals = tuple(self.arg(a, f, scope) for a in args)
+        if not hit and not any(_url_like(v) for v in vals):
+            return
+        callee = self.callee_text(fn)
+        if callee in NOT_CALLS:
+            return
+        self.out.calls.append(
+            CallSite(callee, self.span(call), vals, (), scope.name if scope is not None else None)
+        )
+
+
+def _url_like(v: ArgVal) -> bool:
+    if type(v) is StrVal:
+        expr = v.expr  # type: ignore[union-attr]
+        if expr and type(expr[0]) is Arg:
+            return True
+        return any(type(p) is Lit and "/" in p.text for p in expr)  # type: ignore[union-attr]
+    if type(v) is ObjVal:
+        return any(k in URL_KEYS for k, _ in v.fields)  # type: ignore[union-attr]
+    return False
+
+
+def _unwrap(n: Node) -> Node:
+    while n.type in _WRAPPERS:
+        inner = n.named_child(0)
+        if inner is None:
+            break
+        n = inner
+    return n
+
+
+def _has_default(stmt: Node) -> bool:
+    for ch in stmt.children:
+        t = ch.type
+        if t == "default":
+            return True
+        if ch.is_named and t != "decorator":
+            return False
+    return False
+
+
+def _descendant_idents(n: Node) -> list[Node]:
+    """Identifier-like nodes under ``n`` in source order (small template pieces only)."""
+    if n.type in _IDENTS:
+        return [n]
+    found: list[Node] = []
+    for ch in n.named_children:
+        found.extend(_descendant_idents(ch))
+    return found
+
+
+def extract_ecma(path: str, text: str, grammar: str) -> FileFacts:
+    """Facts of a JavaScript / TypeScript / TSX file (``grammar`` is ``javascript``,
+    ``typescript`` or ``tsx``). Never raises; on an internal error returns what it has."""
+    out = EcmaCollector()
+    try:
+        out.add(text.encode("utf-8"), grammar, 0)
+    except Exception:  # noqa: BLE001 - extraction must never take the server down
+        pass
+    try:
+        return out.facts(path, grammar)
+    except Exception:  # noqa: BLE001
+        return FileFacts(path=path, language=grammar)

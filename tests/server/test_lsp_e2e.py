@@ -1,0 +1,147 @@
+"""The real server over stdio, driven by pytest-lsp, on a copy of the example workspace."""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import pytest_lsp
+from lsprotocol import types as lsp
+from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "fullstack"
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    root = tmp_path / "ws"
+    shutil.copytree(EXAMPLE, root)
+    return root
+
+
+@pytest_lsp.fixture(config=ClientServerConfig(server_command=[sys.executable, "-m", "specward.server", "serve"]))
+async def client(lsp_client: LanguageClient, request):
+    root: Path = request.getfixturevalue("workspace")
+    lsp_client.workspace_root = root
+    await lsp_client.initialize_session(lsp.InitializeParams(
+        capabilities=client_capabilities("visual-studio-code"),
+        root_uri=root.as_uri(),
+        workspace_folders=[lsp.WorkspaceFolder(uri=root.as_uri(), name="ws")],
+    ))
+    yield
+    await lsp_client.shutdown_session()
+
+
+async def wait_for(cond, timeout: float = 20.0, what: str = "condition"):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = cond()
+        if value:
+            return value
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def codes(client: LanguageClient, root: Path, rel: str) -> list[str]:
+    return sorted(str(d.code) for d in client.diagnostics.get((root / rel).as_uri(), []))
+
+
+def messages(client: LanguageClient, root: Path, rel: str) -> list[str]:
+    return sorted(d.message for d in client.diagnostics.get((root / rel).as_uri(), []))
+
+
+async def test_example_diagnostics_are_published(client: LanguageClient):
+    root = client.workspace_root
+    await wait_for(lambda: codes(client, root, "web/src/features/profile.ts"), what="profile.ts diagnostics")
+    assert codes(client, root, "web/src/features/profile.ts") == ["method-mismatch", "phantom-api"]
+    assert codes(client, root, "web/src/features/articles.ts") == ["phantom-api", "phantom-api"]
+    assert codes(client, root, "scripts/sync_users.py") == ["phantom-api"]
+    assert "unused-endpoint" in codes(client, root, "contracts/articles.dsl.json")
+    avatar = [d for d in client.diagnostics[(root / "web/src/features/profile.ts").as_uri()] if d.code == "phantom-api"][0]
+    assert "GET /api/user/profile/avatar" in avatar.message and "nearest: GET /api/user/profile" in avatar.message
+    # the range covers the URL literal on its line (0-based line 10: `api.get('/user/profile/avatar')`)
+    line = (root / "web/src/features/profile.ts").read_text().splitlines()[avatar.range.start.line]
+    assert line[avatar.range.start.character:avatar.range.end.character] == "'/user/profile/avatar'"
+    assert avatar.severity == lsp.DiagnosticSeverity.Error
+    assert avatar.code_description is not None and avatar.code_description.href.endswith("phantom-api.md")
+    # clean files get nothing
+    assert codes(client, root, "web/src/components/TagList.tsx") == []
+
+
+async def test_indexing_reports_progress(client: LanguageClient):
+    await wait_for(lambda: any(isinstance(v, lsp.WorkDoneProgressEnd) for vs in client.progress_reports.values() for v in vs),
+                   what="progress end")
+    values = [v for vs in client.progress_reports.values() for v in vs]
+    assert isinstance(values[0], lsp.WorkDoneProgressBegin)
+    reports = [v.message for v in values if isinstance(v, lsp.WorkDoneProgressReport)]
+    assert any(m and m.startswith("Indexing ") and " files" in m for m in reports)
+
+
+async def test_edit_adds_then_fix_removes_a_phantom(client: LanguageClient):
+    root = client.workspace_root
+    path = root / "web/src/components/TagList.tsx"
+    uri = path.as_uri()
+    await wait_for(lambda: codes(client, root, "web/src/features/profile.ts"), what="initial index")
+    text = path.read_text()
+    client.text_document_did_open(lsp.DidOpenTextDocumentParams(
+        text_document=lsp.TextDocumentItem(uri=uri, language_id="typescriptreact", version=1, text=text)))
+    line = text.splitlines().index("    fetch('/api/tags')")
+    # incremental edit: '/api/tags' -> '/api/tagz'
+    col = len("    fetch('/api/tag")
+    client.text_document_did_change(lsp.DidChangeTextDocumentParams(
+        text_document=lsp.VersionedTextDocumentIdentifier(uri=uri, version=2),
+        content_changes=[lsp.TextDocumentContentChangePartial(
+            range=lsp.Range(start=lsp.Position(line=line, character=col), end=lsp.Position(line=line, character=col + 1)),
+            text="z")]))
+    await wait_for(lambda: codes(client, root, "web/src/components/TagList.tsx") == ["phantom-api"], what="phantom after edit")
+    assert "GET /api/tagz is not in the contract (nearest: GET /api/tags)" in messages(client, root, "web/src/components/TagList.tsx")[0]
+    client.text_document_did_change(lsp.DidChangeTextDocumentParams(
+        text_document=lsp.VersionedTextDocumentIdentifier(uri=uri, version=3),
+        content_changes=[lsp.TextDocumentContentChangePartial(
+            range=lsp.Range(start=lsp.Position(line=line, character=col), end=lsp.Position(line=line, character=col + 1)),
+            text="s")]))
+    await wait_for(lambda: codes(client, root, "web/src/components/TagList.tsx") == [], what="diagnostic cleared")
+
+
+async def test_contract_edit_rechecks_callers(client: LanguageClient):
+    root = client.workspace_root
+    await wait_for(lambda: codes(client, root, "web/src/features/profile.ts"), what="initial index")
+    contract = root / "contracts/openapi.yaml"
+    uri = contract.as_uri()
+    text = contract.read_text()
+    client.text_document_did_open(lsp.DidOpenTextDocumentParams(
+        text_document=lsp.TextDocumentItem(uri=uri, language_id="yaml", version=1, text=text)))
+    added = text.replace("  /user/profile:\n", "  /user/profile/avatar:\n    get:\n      responses:\n"
+                         "        \"200\":\n          description: The avatar\n  /user/profile:\n")
+    client.text_document_did_change(lsp.DidChangeTextDocumentParams(
+        text_document=lsp.VersionedTextDocumentIdentifier(uri=uri, version=2),
+        content_changes=[lsp.TextDocumentContentChangeWholeDocument(text=added)]))
+    await wait_for(lambda: codes(client, root, "web/src/features/profile.ts") == ["method-mismatch"],
+                   what="avatar phantom gone after the contract edit")
+
+
+async def test_disk_changes_of_closed_files_are_followed(client: LanguageClient):
+    root = client.workspace_root
+    await wait_for(lambda: codes(client, root, "web/src/features/profile.ts"), what="initial index")
+    new = root / "web/src/features/orders.ts"
+    new.write_text("export const orders = () => fetch('/api/orders');\n")
+    await wait_for(lambda: codes(client, root, "web/src/features/orders.ts") == ["phantom-api"], what="new file checked")
+    new.write_text("export const orders = () => fetch('/api/tags');\n")
+    await wait_for(lambda: codes(client, root, "web/src/features/orders.ts") == [], what="fixed on disk")
+
+
+async def test_broken_contract_and_bad_files_do_not_stop_the_server(client: LanguageClient):
+    root = client.workspace_root
+    await wait_for(lambda: codes(client, root, "web/src/features/profile.ts"), what="initial index")
+    (root / "web/src/blob.ts").write_bytes(b"\x00\x01\x02binary")
+    (root / "web/src/latin1.ts").write_bytes("fetch('/api/caf\xe9')".encode("latin-1"))
+    (root / "contracts/broken.dsl.json").write_text('{"version": "1.0", "endpoints": [ {"method": "GET", ')
+    await wait_for(lambda: "contract-invalid" in codes(client, root, "contracts/broken.dsl.json"), what="contract-invalid")
+    # still serving: an edit is analyzed
+    new = root / "web/src/after.ts"
+    new.write_text("fetch('/api/nothing-here');\n")
+    await wait_for(lambda: codes(client, root, "web/src/after.ts") == ["phantom-api"], what="server still serving")
