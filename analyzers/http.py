@@ -58,7 +58,7 @@ LIB_MODULES = {
     "httpx": "httpx", "aiohttp": "aiohttp",
 }
 HOOKS = {"useSWR", "useSWRImmutable", "useSWRMutation", "useRequest", "useFetch", "useLazyFetch"}
-GLOBALS = {"fetch": "fetch", "$fetch": "ofetch", "axios": "axios"}
+GLOBALS = {"fetch": "fetch", "$fetch": "ofetch", "axios": "axios", "superagent": "superagent"}
 JS_SUFFIXES = ("", ".ts", ".tsx", ".js", ".jsx", ".mjs", ".cjs", ".mts", ".cts", ".vue", ".svelte",
                "/index.ts", "/index.tsx", "/index.js", "/index.jsx", "/index.mjs")
 BASEISH = re.compile(r"base|url|uri|host|origin|api|endpoint|server|domain|root|prefix|backend", re.I)
@@ -526,6 +526,9 @@ class Linker:
             fn = idx.functions.get(site.scope)
             if fn is not None:
                 return None
+        if site.scope is not None:
+            fn = idx.functions.get(site.scope)
+            url = tuple(Param(_arg_label(p, fn)) if isinstance(p, Arg) else p for p in url)
         span = _url_span(site, target)
         meth = method if isinstance(method, str) and method.upper() in HTTP_METHODS else "UNKNOWN"
         return finish(idx.facts.path, span, site.span, meth.upper(), url, base_len, via)
@@ -609,6 +612,14 @@ def _substitute(url: UrlExpr, site: CallSite, params: tuple[str, ...]) -> UrlExp
     return tuple(out)
 
 
+def _arg_label(arg: Arg, fn: FunctionDef | None) -> str:
+    if arg.field:
+        return arg.field
+    if fn is not None and arg.index < len(fn.params):
+        return fn.params[arg.index].strip("{}.").split(",")[0] or "param"
+    return "param"
+
+
 def _url_span(site: CallSite, target: _Target) -> Span:
     """The span of the URL expression at the outermost call site."""
     if target.kind == "wrapper" and target.wrapper is not None:
@@ -645,7 +656,8 @@ def _forwards_path(url: UrlExpr, base_len: int) -> bool:
 
 
 def _join_base(base: UrlExpr, path: UrlExpr) -> UrlExpr:
-    """``base`` + ``path`` the way clients join them (an absolute URL replaces the base)."""
+    """``base`` + ``path`` the way clients join them (an absolute URL replaces the base).
+    The parts stay separate so the caller knows where the base ends."""
     if path and isinstance(path[0], Lit) and SCHEME.match(path[0].text):
         return path
     if path and isinstance(path[0], Lit) and base and isinstance(base[-1], Lit):
@@ -654,7 +666,7 @@ def _join_base(base: UrlExpr, path: UrlExpr) -> UrlExpr:
             right = right[1:]
         elif not left.endswith("/") and not right.startswith("/") and right:
             right = "/" + right
-        return base[:-1] + (Lit(left + right),) + path[1:]
+        return base + (Lit(right),) + path[1:]
     if path and isinstance(path[0], Lit) and not path[0].text.startswith("/"):
         return base + (Lit("/" + path[0].text),) + path[1:]
     return base + path

@@ -16,6 +16,7 @@ from collections import Counter
 from pathlib import Path
 
 from specward.analyzers.lines import LineIndex
+from specward.analyzers.matching import full_path
 from specward.analyzers.model import Finding
 
 from .index import WorkspaceIndex
@@ -188,7 +189,7 @@ def _calls(index: WorkspaceIndex, root: Path, selected: list[str] | None, fmt: s
         line, col = pos(c.file, c.span.start)
         rows.append({"file": c.file, "line": line, "column": col, "method": c.method, "url": c.template,
                      "status": st.status,
-                     "endpoint": f"{st.endpoint.method} {st.endpoint.path}" if st.endpoint and st.status == "matched" else None,
+                     "endpoint": f"{st.endpoint.method} {full_path(st.endpoint)}" if st.endpoint and st.status == "matched" else None,
                      "via": c.via, "reason": c.reason})
     if fmt == "json":
         json.dump(rows, sys.stdout, indent=2)

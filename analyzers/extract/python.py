@@ -59,8 +59,7 @@ from ..model import (
     Unknown,
 )
 
-_DEFS = "python-definitions.scm"
-_CALLS = "python-calls.scm"
+_QUERY = "python-facts.scm"
 
 _CLIENT_CTORS = {
     "requests.Session": "requests",
@@ -579,12 +578,19 @@ class _Extractor:
     # ------------------------------------------------------------------ extraction
     def run(self) -> FileFacts:
         root = self.tree.root_node
-        defs_q = query("python", _DEFS)
-        kinds = _kinds(_DEFS)
+        kinds = _kinds(_QUERY)
         found: list[_Scope] = []
         bindings: list[tuple] = []
-        for idx, caps in QueryCursor(defs_q).matches(root):
+        call_matches: list[tuple] = []
+        route_matches: list[dict] = []
+        for idx, caps in QueryCursor(query("python", _QUERY)).matches(root):
             kind = kinds[idx]
+            if kind == "verb" or kind == "arg":
+                call_matches.append((kind, caps))
+                continue
+            if kind == "route":
+                route_matches.append(caps)
+                continue
             if kind == "function":
                 found.append(_Scope(caps["function"][0], caps["function.name"][0], caps["function.params"][0], False))
             elif kind == "class":
@@ -647,7 +653,7 @@ class _Extractor:
 
         definitions, constants, clients, routers = self.bindings()
         functions = self.functions(definitions)
-        calls, routes = self.calls(routers)
+        calls, routes = self.calls(call_matches, route_matches, routers)
         definitions.sort(key=lambda d: d.span.start)
         return FileFacts(
             path=self.path,
@@ -789,17 +795,10 @@ class _Extractor:
                 return True
         return False
 
-    def calls(self, routers: dict[str, tuple]):
-        calls_q = query("python", _CALLS)
-        kinds = _kinds(_CALLS)
+    def calls(self, call_matches: list[tuple], route_matches: list[dict], routers: dict[str, tuple]):
         accepted: dict[int, tuple] = {}  # call node id -> (call node, scope)
         rejected_args: set[int] = set()
-        route_matches: list[dict] = []
-        for idx, caps in QueryCursor(calls_q).matches(self.tree.root_node):
-            kind = kinds[idx]
-            if kind == "route":
-                route_matches.append(caps)
-                continue
+        for kind, caps in call_matches:
             call = caps["call"][0]
             cid = call.id
             if cid in accepted:

@@ -1,8 +1,10 @@
-; Scopes, imports and bindings of a Python file. Read by analyzers/extract/python.py,
-; which runs this query once per file and dispatches each match on the pattern's
-; `kind` setting (#set! kind ...), then on the captures below.
+; Per-file facts of a Python file: scopes, imports, bindings, call sites and route
+; decorators. Read by analyzers/extract/python.py, which runs this query once per file
+; (one tree traversal) and dispatches each match on its pattern's `kind` setting
+; (#set! kind ...), then on the captures below. The predicates keep only the calls that
+; may be HTTP calls; the extractor confirms the "arg" candidates after resolving names.
 ;
-; Captures:
+; Captures (captures starting with "_" only serve predicates):
 ;   function          a function_definition (def / async def, decorated or not)
 ;   function.name     its name identifier
 ;   function.params   its parameters node (positional names are read from its children)
@@ -15,7 +17,7 @@
 ;   from.module       m (dotted_name or relative_import: `.`, `..x`)
 ;   from.name         the imported name (absent for `*`)
 ;   from.alias        the `as` name, when present
-;   assign            an assignment to a plain name (annotated or not, `x = y = ...` twice)
+;   assign            an assignment to a plain name (annotated or not; `x = y = v` is two)
 ;   assign.name       the target identifier
 ;   assign.value      the right-hand side
 ;   member            an assignment `self.x = <call>` (client attributes)
@@ -26,7 +28,17 @@
 ;   rebind            any other binding of a plain name: augmented assignment, unpacking,
 ;                     for target, walrus, with/except-as target. A name bound more than
 ;                     once is never a constant nor an inlinable local.
-; Captures starting with "_" only serve predicates.
+;   call              a call expression (one call may match several patterns)
+;   call.verb         the callee's last segment when it is an HTTP verb, `request` or
+;                     `stream` (kind "verb": always recorded)
+;   call.arg          an argument value (positional or keyword) that may make the call an
+;                     HTTP call (kind "arg"): a string-like expression containing `/` or
+;                     `{`, or a name, attribute, subscript or `+`/`%` expression that may
+;                     refer to a parameter, a local URL or a URL constant
+;   route             the call of a route decorator (@app.get("/x"), @bp.route("/x", ...))
+;   route.owner       its receiver (app, router, bp)
+;   route.verb        the decorator method (get, post, ..., route, api_route)
+;   route.args        its argument list
 
 ; ---------------------------------------------------------------- scopes
 ((function_definition
@@ -94,3 +106,49 @@
 ((for_statement left: (pattern_list (identifier) @rebind)) (#set! kind "rebind"))
 ((named_expression name: (identifier) @rebind) (#set! kind "rebind"))
 ((as_pattern_target (identifier) @rebind) (#set! kind "rebind"))
+
+; ---------------------------------------------------------------- HTTP-verb callees
+((call
+   function: (attribute attribute: (identifier) @call.verb)) @call
+ (#any-of? @call.verb "get" "post" "put" "patch" "delete" "head" "options" "request" "stream")
+ (#set! kind "verb"))
+
+((call
+   function: (identifier) @call.verb) @call
+ (#any-of? @call.verb "get" "post" "put" "patch" "delete" "head" "options" "request" "stream")
+ (#set! kind "verb"))
+
+; ---------------------------------------------------------------- URL-like arguments
+((call
+   arguments: (argument_list
+     [(string) (concatenated_string) (call) (parenthesized_expression)] @call.arg)) @call
+ (#match? @call.arg "[/{]")
+ (#set! kind "arg"))
+
+((call
+   arguments: (argument_list
+     (keyword_argument
+       value: [(string) (concatenated_string) (call) (parenthesized_expression)] @call.arg))) @call
+ (#match? @call.arg "[/{]")
+ (#set! kind "arg"))
+
+((call
+   arguments: (argument_list
+     [(identifier) (attribute) (subscript) (binary_operator)] @call.arg)) @call
+ (#set! kind "arg"))
+
+((call
+   arguments: (argument_list
+     (keyword_argument
+       value: [(identifier) (attribute) (subscript) (binary_operator)] @call.arg))) @call
+ (#set! kind "arg"))
+
+; ---------------------------------------------------------------- route decorators
+((decorator
+   (call
+     function: (attribute
+                 object: (_) @route.owner
+                 attribute: (identifier) @route.verb)
+     arguments: (argument_list) @route.args) @route)
+ (#any-of? @route.verb "get" "post" "put" "patch" "delete" "head" "options" "trace" "route" "api_route")
+ (#set! kind "route"))

@@ -1,0 +1,53 @@
+"""Multi-file fixtures as one string, in the style of rust-analyzer's test fixtures.
+
+    //- contracts/api.dsl.json
+    {...}
+    //- src/a.ts
+    fetch('/api/x')
+
+``analyze(fixture)`` runs the real pure pipeline (extract -> parse contracts -> link ->
+match) and returns one line per HTTP call: ``path:line METHOD url status``.
+"""
+
+from __future__ import annotations
+
+import textwrap
+
+from specward.analyzers.contracts import parse_contract
+from specward.analyzers.extract import extract
+from specward.analyzers.http import Linker
+from specward.analyzers.lines import LineIndex
+from specward.analyzers.matching import EndpointTable, match_call
+
+CONTRACT_SUFFIXES = (".dsl.json", "openapi.yaml", "openapi.yml", "openapi.json")
+
+
+def split(fixture: str) -> dict[str, str]:
+    files: dict[str, list[str]] = {}
+    current = None
+    for line in textwrap.dedent(fixture).splitlines():
+        if line.startswith("//- "):
+            current = line[4:].strip()
+            files[current] = []
+        elif current is not None:
+            files[current].append(line)
+    return {k: "\n".join(v) + "\n" for k, v in files.items()}
+
+
+def analyze(fixture: str, base_paths: tuple[str, ...] = ()) -> list[str]:
+    files = split(fixture)
+    facts = {p: extract(p, t) for p, t in files.items() if not p.endswith(CONTRACT_SUFFIXES)}
+    endpoints = [ep for p, t in files.items() if p.endswith(CONTRACT_SUFFIXES) for ep in parse_contract(p, t).endpoints]
+    table = EndpointTable(endpoints, base_paths)
+    linker = Linker(facts.get)
+    out = []
+    for path in sorted(facts):
+        idx = LineIndex.of_text(files[path])
+        for call in linker.link_file(path)[0]:
+            st = match_call(table, call)
+            line = idx.position(call.span.start)[0] + 1
+            text = f"{path}:{line} {call.method} {call.template or '?'} {st.status}"
+            if call.reason:
+                text += f" ({call.reason})"
+            out.append(text)
+    return out

@@ -1,0 +1,176 @@
+"""Linking and matching of HTTP calls across files, on fixtures through the real pipeline."""
+
+from __future__ import annotations
+
+from fixtures import analyze
+
+CONTRACT = """
+//- api/openapi.yaml
+openapi: 3.0.3
+info: {title: t, version: "1"}
+servers:
+  - url: https://example.com/api
+paths:
+  /users:
+    get: {responses: {"200": {description: ok}}}
+    post: {responses: {"201": {description: ok}}}
+  /users/{id}:
+    get: {responses: {"200": {description: ok}}}
+    delete: {responses: {"204": {description: ok}}}
+  /articles/{slug}/comments:
+    get: {responses: {"200": {description: ok}}}
+"""
+
+
+def test_fetch_literals_templates_and_query_strings():
+    got = analyze(CONTRACT + """
+//- web/a.ts
+fetch('/api/users?limit=10');
+fetch(`/api/users/${user.id}`, { method: 'DELETE' });
+fetch('/users', { method: 'POST', body: '{}' });
+fetch('/api/user');
+fetch('/api/users/1', { method: 'PATCH' });
+""")
+    assert got == [
+        "web/a.ts:1 GET /api/users matched",
+        "web/a.ts:2 DELETE /api/users/{id} matched",
+        "web/a.ts:3 POST /users matched",
+        "web/a.ts:4 GET /api/user phantom",
+        "web/a.ts:5 PATCH /api/users/1 method-mismatch",
+    ]
+
+
+def test_axios_instance_imported_from_another_file():
+    got = analyze(CONTRACT + """
+//- web/http.ts
+import axios from 'axios';
+export const api = axios.create({ baseURL: '/api' });
+//- web/users.ts
+import { api } from './http';
+export const all = () => api.get('/users');
+export const one = (id: string) => api.get(`/users/${id}/avatar`);
+""")
+    assert got == [
+        "web/users.ts:2 GET /api/users matched",
+        "web/users.ts:3 GET /api/users/{id}/avatar phantom",
+    ]
+
+
+def test_constants_from_another_module_and_environment_bases():
+    got = analyze(CONTRACT + """
+//- web/config.ts
+export const API = '/api';
+export const ROUTES = { users: '/users' };
+//- web/b.ts
+import { API, ROUTES } from './config';
+fetch(API + ROUTES.users);
+fetch(`${process.env.API_URL}/users/${id}`);
+fetch(`${import.meta.env.VITE_API}/nope`);
+""")
+    assert got == [
+        "web/b.ts:2 GET /api/users matched",
+        "web/b.ts:3 GET /users/{id} matched",
+        "web/b.ts:4 GET /nope phantom",
+    ]
+
+
+def test_two_level_wrappers_across_files():
+    got = analyze(CONTRACT + """
+//- web/request.ts
+const ROOT = 'https://example.com/api';
+async function send({ method, path }) {
+  return fetch(ROOT + path, { method });
+}
+export function get(path) { return send({ method: 'GET', path }); }
+export function remove(path) { return send({ method: 'DELETE', path }); }
+//- web/users.ts
+import { get, remove } from './request';
+export const list = () => get('/users');
+export const drop = (id) => remove(`/users/${id}`);
+export const bad = (slug) => remove(`/articles/${slug}/comments`);
+""")
+    assert got == [
+        "web/users.ts:2 GET /api/users matched",
+        "web/users.ts:3 DELETE /api/users/{id} matched",
+        "web/users.ts:4 DELETE /api/articles/{slug}/comments method-mismatch",
+    ]
+
+
+def test_realworld_superagent_requests_object():
+    got = analyze(CONTRACT + """
+//- src/agent.js
+import superagentPromise from 'superagent-promise';
+import _superagent from 'superagent';
+const superagent = superagentPromise(_superagent, global.Promise);
+const API_ROOT = 'https://conduit.example.com/api';
+const requests = {
+  del: url => superagent.del(`${API_ROOT}${url}`),
+  get: url => superagent.get(`${API_ROOT}${url}`),
+};
+const Users = {
+  all: () => requests.get('/users'),
+  del: id => requests.del(`/users/${id}`),
+  nope: () => requests.get('/profiles'),
+};
+export default { Users };
+""")
+    assert got == [
+        "src/agent.js:10 GET /api/users matched",
+        "src/agent.js:11 DELETE /api/users/{id} matched",
+        "src/agent.js:12 GET /api/profiles phantom",
+    ]
+
+
+def test_unresolvable_urls_are_never_guessed():
+    got = analyze(CONTRACT + """
+//- web/c.ts
+fetch(buildUrl('users'));
+fetch(someUrl);
+fetch('https://api.github.com/repos');
+fetch('data.json');
+app.get('/not-a-call', (req, res) => res.send('express route, not a client call'));
+""")
+    assert [g.split(" (")[0] for g in got] == [
+        "web/c.ts:1 GET ? unresolved",
+        "web/c.ts:2 GET ? unresolved",
+        "web/c.ts:3 GET ? unresolved",
+        "web/c.ts:4 GET ? unresolved",
+    ]
+    assert "external host api.github.com" in got[2]
+
+
+def test_python_requests_httpx_and_session_wrappers():
+    got = analyze(CONTRACT + """
+//- client/config.py
+BASE = "http://localhost:8000/api"
+//- client/api.py
+import requests
+import httpx
+from .config import BASE
+
+
+def users():
+    return requests.get(f"{BASE}/users")
+
+
+def one(user_id):
+    with httpx.Client(base_url=BASE) as client:
+        return client.get(f"/users/{user_id}")
+
+
+class Api:
+    def __init__(self, base):
+        self.base = base
+        self.session = requests.Session()
+
+    def _get(self, path):
+        return self.session.get(self.base + path)
+
+    def orders(self):
+        return self._get("/orders")
+""")
+    assert got == [
+        "client/api.py:7 GET /api/users matched",
+        "client/api.py:12 GET /api/users/{user_id} matched",
+        "client/api.py:24 GET /orders phantom",
+    ]
