@@ -156,7 +156,10 @@ class EndpointTable:
                 same_method = 0 if call.method in (ep.method, "UNKNOWN") else 1
                 scored.append((d, same_method, endpoint_key(ep), ep))
         scored.sort(key=lambda t: (t[0], t[1], t[2]))
-        return [t[3] for t in scored[:limit]]
+        if not scored:
+            return []
+        best = scored[0][0]
+        return [t[3] for t in scored if t[0] <= best][:limit]
 
 
 def _seg_cost(a: str, b: str) -> float:

@@ -85,6 +85,9 @@ ROUTE_RECEIVERS = frozenset({"app", "router", "server"})
 _ROUTE_HANDLERS = frozenset(
     {"arrow_function", "function_expression", "identifier", "member_expression", "call_expression"}
 )
+_HIT = frozenset(x.encode() for x in VERBS | ENTRY_POINTS)
+_ROUTE_METHODS_B = frozenset(x.encode() for x in ROUTE_METHODS)
+_NOT_CALLS_B = frozenset(x.encode() for x in NOT_CALLS)
 _ROUTE_PARAM = re.compile(r":([A-Za-z_$][\w$]*)(?:\([^)]*\))?\??")
 
 _FUNCTION_NODES = frozenset(
@@ -241,6 +244,9 @@ class _Program:
         self.assigned: set[str] = set()
         self.import_modules: dict[str, str] = {}
         self.classes: list[tuple[int, int, str]] = []
+        # names (bytes) an identifier argument must have to possibly evaluate to an Arg or an
+        # inlined local: parameters of named functions and locals of any function
+        self.maybe: set[bytes] = set()
 
     # ------------------------------------------------------------------ helpers
 
@@ -591,9 +597,13 @@ class _Program:
         out = self.out
         tree = languages.parser(self.grammar).parse(self.src)
         root = tree.root_node
-        extra = "ecma-javascript.scm" if self.grammar == "javascript" else "ecma-typescript.scm"
-        matches = QueryCursor(languages.query(self.grammar, "ecma-common.scm")).matches(root)
-        matches += QueryCursor(languages.query(self.grammar, extra)).matches(root)
+        g = self.grammar
+        extra = "ecma-top-javascript.scm" if g == "javascript" else "ecma-top-typescript.scm"
+        matches = QueryCursor(languages.query(g, "ecma-deep.scm")).matches(root)
+        for name in ("ecma-top.scm", extra):
+            top = QueryCursor(languages.query(g, name))
+            top.set_max_start_depth(1)  # patterns are rooted at children of `program`
+            matches += top.matches(root)
 
         scopes: list[Node] = []
         names: dict[int, tuple[str, Node, Node]] = {}  # function node id -> (name, name node, node)
@@ -741,11 +751,20 @@ class _Program:
             f = self.locate(nn)
             if f is not None:
                 f.locals.setdefault(text(nn), (value, is_const))
+                self.maybe.add(self.src[nn.start_byte : nn.end_byte])
 
-        # ---- functions
+        # ---- functions (their parameters are what call arguments can refer to as Arg)
+        maybe = self.maybe
         for name, nn, fn in names.values():
-            labels = tuple(lbl for lbl, _ in self.param_list(fn))
-            out.functions.append(FunctionDef(name, labels, span(fn), span(nn)))
+            plist = self.param_list(fn)
+            out.functions.append(FunctionDef(name, tuple(lbl for lbl, _ in plist), span(fn), span(nn)))
+            f = self.fn_by_id.get(fn.id)
+            if f is not None and f._params is None:
+                f._params = p = {}
+                for index, (_, binds) in enumerate(plist):
+                    for bound, fld in binds:
+                        p.setdefault(bound, (index, fld))
+                        maybe.add(bound.encode("utf-8"))
 
         # ---- constants
         for nn, value, is_const in top_vars:
@@ -945,47 +964,73 @@ class _Program:
         self.out.clients.append(ClientDef(name, kind, base, self.span(nn), scope))
 
     def on_call(self, c: dict, servers: dict[str, str]) -> None:
-        call = c["call"][0]
+        # Runs for every call in the file: the common (rejected) path only slices bytes.
+        src = self.src
         fn = c["call.function"][0]
-        args = [a for a in c["call.arguments"][0].named_children if a.type != "comment"]
         ft = fn.type
-        last: str | None = None
         if ft == "member_expression":
-            prop = fn.child_by_field_name("property")
-            last = self.text(prop) if prop is not None else None
-            # ---- Express / Fastify route registration
-            if last in ROUTE_METHODS and len(args) >= 2 and args[0].type == "string":
-                obj = fn.child_by_field_name("object")
-                if obj is not None and obj.type == "identifier":
-                    recv = self.text(obj)
-                    if (recv in servers or recv in ROUTE_RECEIVERS) and args[-1].type in _ROUTE_HANDLERS:
-                        path = _ROUTE_PARAM.sub(r"{\1}", self.string_value(args[0]))
-                        framework = servers.get(recv, "express")
-                        self.out.routes.append(Route(last.upper(), path, self.span(args[0]), framework))
-                        return
+            last = src[fn.start_byte : fn.end_byte].rsplit(b".", 1)[-1].strip()
         elif ft == "identifier":
-            last = self.text(fn)
-        hit = last is not None and (last in VERBS or last in ENTRY_POINTS)
-        f = self.locate(call)
-        scope = f.named if f is not None else None
-        if not hit:
-            if not args or last in NOT_CALLS or ft == "import":
+            last = src[fn.start_byte : fn.end_byte]
+        else:
+            last = b""
+        hit = last in _HIT
+        args = c["call.arguments"][0].named_children
+        if hit:
+            if ft == "member_expression" and last in _ROUTE_METHODS_B and self.on_route(fn, args, servers):
                 return
-            # quick reject: nothing that can carry a URL
+        else:
+            if not args or last in _NOT_CALLS_B or ft == "import":
+                return
+            # quick reject of calls whose arguments cannot be URL-like (most calls)
+            maybe = self.maybe
             for a in args:
-                if a.type in _STRINGISH or a.type == "object":
+                t = a.type
+                if t == "string":
+                    if b"/" in src[a.start_byte : a.end_byte]:
+                        break
+                elif t == "identifier":
+                    if src[a.start_byte : a.end_byte] in maybe:
+                        break
+                elif t == "member_expression":
+                    if src[a.start_byte : a.end_byte].split(b".", 1)[0].rstrip(b"?") in maybe:
+                        break
+                elif t == "object":
+                    raw = src[a.start_byte : a.end_byte]
+                    if b"url" in raw or b"path" in raw or b"baseURL" in raw:
+                        break
+                elif t == "binary_expression":
+                    if b"+" in src[a.start_byte : a.end_byte]:
+                        break
+                elif t in _STRINGISH:  # templates, wrapped expressions
                     break
             else:
                 return
-        vals = tuple(self.arg(a, f, scope) for a in args)
+        call = c["call"][0]
+        f = self.locate(call)
+        scope = f.named if f is not None else None
+        vals = tuple(self.arg(a, f, scope) for a in args if a.type != "comment")
         if not hit and not any(_url_like(v) for v in vals):
             return
-        callee = self.callee_text(fn)
-        if callee in NOT_CALLS:
-            return
         self.out.calls.append(
-            CallSite(callee, self.span(call), vals, (), scope.name if scope is not None else None)
+            CallSite(self.callee_text(fn), self.span(call), vals, (), scope.name if scope is not None else None)
         )
+
+    def on_route(self, fn: Node, args: list[Node], servers: dict[str, str]) -> bool:
+        """Record ``app.get('/users/:id', handler)`` as a Route (and not as a call)."""
+        if len(args) < 2 or args[0].type != "string" or args[-1].type not in _ROUTE_HANDLERS:
+            return False
+        obj = fn.child_by_field_name("object")
+        prop = fn.child_by_field_name("property")
+        if obj is None or prop is None or obj.type != "identifier":
+            return False
+        recv = self.text(obj)
+        if recv not in servers and recv not in ROUTE_RECEIVERS:
+            return False
+        path = _ROUTE_PARAM.sub(r"{\1}", self.string_value(args[0]))
+        framework = servers.get(recv, "express")
+        self.out.routes.append(Route(self.text(prop).upper(), path, self.span(args[0]), framework))
+        return True
 
 
 def _url_like(v: ArgVal) -> bool:

