@@ -159,14 +159,21 @@ class EndpointTable:
         if not scored:
             return []
         best = scored[0][0]
-        return [t[3] for t in scored if t[0] <= best][:limit]
+        closest = [t for t in scored if t[0] <= best]
+        if any(t[1] == 0 for t in closest):
+            closest = [t for t in closest if t[1] == 0]  # same method first
+        return [t[3] for t in closest][:limit]
 
 
 def _seg_cost(a: str, b: str) -> float:
-    if a == b or "{" in a or "{" in b:
-        return 0.0 if (a == b or _PARAM.fullmatch(a) or _PARAM.fullmatch(b)) else 0.5
-    ratio = SequenceMatcher(None, a, b).ratio()
-    return 0.5 if ratio >= 0.6 else 1.0
+    if a == b:
+        return 0.0
+    pa, pb = bool(_PARAM.fullmatch(a)), bool(_PARAM.fullmatch(b))
+    if pa and pb:
+        return 0.0
+    if pa or pb or SequenceMatcher(None, a, b).ratio() >= 0.6:
+        return 0.5
+    return 1.0
 
 
 def _distance(a: list[str], b: list[str]) -> float:

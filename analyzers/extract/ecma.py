@@ -449,6 +449,10 @@ class _Program:
                 stringy = False
                 for side in (left, right):
                     if side.type == "number":
+                        # `page + 1` is arithmetic unless the other side is a string literal
+                        other = right if side is left else left
+                        if other.type not in ("string", "template_string", "binary_expression"):
+                            return None
                         parts.append(Lit(self.text(side)))
                         continue
                     r = self.ev(side, rec, scope, depth + 1) if side.type in _STRINGISH else None

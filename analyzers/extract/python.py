@@ -282,15 +282,14 @@ class _Extractor:
     # ------------------------------------------------------------------ names
     def qualify(self, dotted: str) -> str:
         """``hx.Client`` -> ``httpx.Client`` through the file's imports."""
-        if dotted in self.by_local:
-            imp = self.by_local[dotted]
-            return imp.module if imp.name == "*" else f"{imp.module}.{imp.name}"
+        imp = self.by_local.get(dotted)
+        if imp is not None:
+            return _target(imp)
         parts = dotted.split(".")
         for k in range(len(parts) - 1, 0, -1):
             imp = self.by_local.get(".".join(parts[:k]))
             if imp is not None:
-                base = imp.module if imp.name == "*" else f"{imp.module}.{imp.name}"
-                return ".".join([base, *parts[k:]])
+                return ".".join([_target(imp), *parts[k:]])
         return dotted
 
     def dotted(self, n) -> str | None:
@@ -906,6 +905,13 @@ class _Extractor:
                 routes.append(Route(m, full, _span(path_node), framework))
             route_calls.add(call.id)
         return routes, route_calls
+
+
+def _target(imp: Import) -> str:
+    """What an import binds, as a dotted name: ``httpx``, ``httpx.AsyncClient``, ``.config``."""
+    if imp.name == "*":
+        return imp.module
+    return imp.module + imp.name if imp.module.endswith(".") else f"{imp.module}.{imp.name}"
 
 
 def _join(prefix: str, path: str) -> str:
