@@ -1,14 +1,37 @@
 """Per-file facts from JavaScript, TypeScript and TSX source.
 
-``extract_ecma(path, text, grammar)`` parses the text once, runs the query files
-``queries/ecma-common.scm`` plus ``queries/ecma-javascript.scm`` or
-``queries/ecma-typescript.scm`` once each, and turns the matches into plain facts
-(``FileFacts``). The only hand-written recursion evaluates an expression node into a URL
-expression / argument value, and formats a function's parameter list.
+``extract_ecma(path, text, grammar)`` parses the text once and runs three queries once each:
+``queries/ecma-deep.scm`` over the whole tree (calls, function-like nodes, locals, object
+literal members, clients) and ``queries/ecma-top.scm`` plus ``queries/ecma-top-javascript.scm``
+or ``queries/ecma-top-typescript.scm`` limited to the children of ``program``
+(``set_max_start_depth(1)``: imports, exports, definitions, classes, enums, Angular clients),
+which costs almost nothing. The Python side only dispatches matches and evaluates expression
+nodes into URL expressions / argument values (small recursive functions); no tree walks.
 
-Spans are byte offsets into ``text.encode("utf-8")`` (plus ``base`` for script blocks of
+Spans are byte offsets into ``text.encode("utf-8")`` (plus ``base`` for the script blocks of
 Vue/Svelte components, see ``extract/components.py``). The extractor never raises: on an
 internal error it returns what it collected so far.
+
+Decisions the brief left open (see also the tests):
+
+* A call's ``scope`` and the parameters an ``Arg`` refers to are those of the innermost
+  *named* function (a ``FunctionDef``); parameters of anonymous callbacks (or of an outer
+  function, seen from a nested named one) become ``Param(name)`` inside a URL, and
+  ``Unknown("value of x")`` when they are a whole argument.
+* Function declarations and ``const f = () => ...`` nested in other functions keep their bare
+  name (``load``), so that a call ``load(...)`` finds them.
+* A local variable whose initializer is not string-like (``const url = buildUrl(id)``), or a
+  reassigned ``let``, is ``Unknown("computed by buildUrl()")`` as a whole argument (a
+  ``Param`` inside a template) rather than a ``Ref`` that could hit a same-named constant.
+* ``a || 'x'`` / ``a ?? 'x'`` evaluates to ``a`` when ``a`` is string-like (``process.env.X ||
+  'http://localhost'`` -> ``Env("X")``), else to the right side.
+* Module constants include identifiers and member expressions (``const BASE = config.API`` ->
+  ``Ref("config.API")``) so chains resolve; ``let``/``var`` are definitions but not constants.
+* A call recognized as an Express/Fastify route registration is a ``Route``, never a
+  ``CallSite`` (it is a backend declaration, not a client call).
+* ``module.exports = { a, b: c }`` exports ``default`` plus ``a`` and ``b`` (local ``c``); the
+  object is also an object-literal root named ``default`` (constants ``default.X``, functions
+  ``default.f``), like ``export default { ... }``.
 """
 
 from __future__ import annotations
@@ -130,6 +153,7 @@ _SIMPLE_ESCAPES = {
     "\u2029": "",
 }
 _SPACE = re.compile(r"\s+")
+_PLAIN_DOTTED = re.compile(rb"[A-Za-z_$#][\w$#]*(?:\.[A-Za-z_$#][\w$#]*)*\Z")
 _TYPE_ARGS = re.compile(r"<[^<>()]*>")
 _CALL_ARGS = re.compile(r"\([^()]*\)")
 
@@ -274,6 +298,11 @@ class _Program:
 
     def dotted(self, n: Node) -> list[str] | None:
         """``a.b?.c`` / ``this.x`` / ``import.meta.env.X`` / ``process.env['X']`` as segments."""
+        t = n.type
+        if t == "member_expression" or t == "identifier":
+            raw = self.src[n.start_byte : n.end_byte]
+            if _PLAIN_DOTTED.match(raw):  # fast path: no spaces, comments, ?. or brackets
+                return raw.decode("ascii").split(".")
         segs: list[str] = []
         while True:
             t = n.type

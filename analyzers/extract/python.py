@@ -27,6 +27,15 @@ Decisions the model leaves open:
   value contains ``/``.
 * Decorator calls that are recorded as ``Route``s are not also recorded as call sites.
 * Inside a class body a name assigned in that class body resolves to ``Ref("Cls.name")``.
+* ``os.environ[...]``, ``os.environ.get(...)`` and ``os.getenv(...)`` are environment values
+  even without a visible ``import os``; aliases (``import os as o``, ``from os import
+  environ, getenv as ge``) are followed through the imports.
+* A parameter that is reassigned in its function still resolves to ``Arg``; a local bound
+  more than once (assignment, ``+=``, loop target, ...) stays ``Ref(name)``.
+* Route decorators need a literal path; a router/app variable bound once at module level to
+  ``FastAPI()``/``APIRouter(prefix=...)``/``Flask()``/``Blueprint(url_prefix=...)`` gives the
+  framework and prefix, otherwise the path must start with ``/`` and the framework comes
+  from the file's imports (flask if it imports flask, else fastapi).
 """
 
 from __future__ import annotations
