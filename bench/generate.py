@@ -1,0 +1,974 @@
+"""Deterministic synthetic workspace for the benchmark (``bench/run.py``).
+
+``ensure_workspace(workdir, n)`` writes ``workdir/ws-<n>`` (or reuses it when its stamp
+says it was made by this generator version with the same seed and size) and returns a
+``Manifest``: where the contracts and the edit target are, and what the generator
+*expects* the index to find (calls per status), so the benchmark can tell a fast index
+from an index that found nothing.
+
+The workspace is a mixed TypeScript/JavaScript/Python monorepo:
+
+- ``src/api/config.ts``   ``API_BASE`` and a ``ROUTES`` object, imported by many files;
+- ``src/api/http.ts``     an axios instance (``axios.create({ baseURL: API_BASE })``);
+- ``src/api/request.ts``  a thin wrapper: ``get(path)``/``post(path, body)``/... forwarding
+  to ``fetch(`${API_ROOT}${path}`)``;
+- ``src/<area>/<feature>/*.{ts,tsx,js,jsx}`` feature modules calling the API through
+  ``fetch`` (literals, templates, imported constants), the axios instance and the wrapper;
+- ``pyclient/config.py`` and ``pyclient/<area>/<pkg>/*.py`` using ``requests``/``httpx``
+  (module functions, ``httpx.Client(base_url=...)``, ``requests.Session`` in classes) with
+  f-strings over a ``BASE`` constant, module-level or imported;
+- ``src/big/big.ts`` a ~2,000-line module with ~100 calls and one marked edit target;
+- ``contracts/openapi.yaml`` (OpenAPI 3.0, 150 operations, servers url with base path
+  ``/api/v2``) and ``contracts/billing.dsl.json`` (SpecDSL, 50 endpoints).
+
+About 5% of the calls are phantom (path not declared) or method mismatches.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import shutil
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+GENERATOR_VERSION = 3
+DEFAULT_SEED = 20250601
+
+API_PREFIX = "/api/v2"
+PY_BASE = "http://localhost:8000/api/v2"
+OPENAPI_REL = "contracts/openapi.yaml"
+DSL_REL = "contracts/billing.dsl.json"
+BIG_REL = "src/big/big.ts"
+EDIT_MARKER = "bench:edit-target"
+# the edit target call is `api.get(`<DECLARED>`)`; the benchmark flips it to UNDECLARED
+EDIT_DECLARED = "/users/${userId}"
+EDIT_UNDECLARED = "/users/${userId}/avatarz"
+PHANTOM_RATE = 0.05
+
+# --------------------------------------------------------------------------- vocabulary
+
+OPENAPI_RESOURCES = [
+    ("users", "user"), ("orders", "order"), ("products", "product"), ("carts", "cart"),
+    ("payments", "payment"), ("shipments", "shipment"), ("reviews", "review"), ("categories", "category"),
+    ("coupons", "coupon"), ("addresses", "address"), ("notifications", "notification"), ("sessions", "session"),
+    ("teams", "team"), ("projects", "project"), ("tasks", "task"), ("comments", "comment"),
+    ("files", "file"), ("webhooks", "webhook"), ("reports", "report"), ("subscriptions", "subscription"),
+    ("plans", "plan"), ("warehouses", "warehouse"), ("suppliers", "supplier"), ("refunds", "refund"),
+    ("vendors", "vendor"),
+]
+DSL_RESOURCES = [
+    ("invoices", "invoice"), ("ledgers", "ledger"), ("taxes", "tax"), ("receipts", "receipt"),
+    ("payouts", "payout"), ("disputes", "dispute"), ("balances", "balance"), ("statements", "statement"),
+    ("transfers", "transfer"), ("fees", "fee"),
+]
+SUBS = ["items", "history", "members", "attachments", "events", "tags", "lines", "audit", "settings", "stats"]
+BOGUS_SUBS = ["avatarz", "preview", "export-v2", "legacy", "summaryx", "bulk", "archive-all", "duplicate"]
+METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"]
+
+NOUNS = ["account", "badge", "basket", "billing", "board", "calendar", "catalog", "channel", "checkout", "client",
+         "dashboard", "delivery", "detail", "digest", "draft", "editor", "entry", "feed", "filter", "folder",
+         "gallery", "header", "inbox", "insight", "invoice", "label", "layout", "ledger", "list", "login", "menu",
+         "metric", "modal", "order", "overview", "panel", "picker", "pipeline", "preview", "price", "profile",
+         "queue", "quota", "record", "refund", "region", "report", "review", "route", "schedule", "search",
+         "section", "selector", "setting", "sidebar", "signal", "stock", "summary", "table", "tag", "team",
+         "ticket", "timeline", "toolbar", "tracker", "usage", "vault", "viewer", "wallet", "widget", "workflow"]
+ADJS = ["active", "archived", "basic", "bulk", "cached", "compact", "current", "daily", "default", "detailed",
+        "draft", "editable", "expanded", "filtered", "global", "inline", "latest", "local", "main", "monthly",
+        "nested", "paged", "pending", "primary", "public", "quick", "recent", "remote", "shared", "simple",
+        "sorted", "stale", "team", "user", "weekly"]
+AREAS = ["admin", "analytics", "auth", "billing", "catalog", "checkout", "core", "crm", "dashboard", "editor",
+         "growth", "inventory", "messaging", "mobile", "onboarding", "ops", "payments", "platform", "search",
+         "settings", "shipping", "social", "support", "teams", "reports", "marketing", "media", "partners"]
+FIELDS = ["id", "name", "status", "createdAt", "updatedAt", "total", "count", "owner", "label", "priority",
+          "email", "region", "currency", "amount", "note", "kind"]
+
+
+def camel(*words: str) -> str:
+    parts = [p for w in words for p in w.replace("-", "_").split("_") if p]
+    return parts[0].lower() + "".join(p[:1].upper() + p[1:] for p in parts[1:])
+
+
+def pascal(*words: str) -> str:
+    c = camel(*words)
+    return c[:1].upper() + c[1:]
+
+
+def snake(*words: str) -> str:
+    out = []
+    for w in words:
+        buf = ""
+        for ch in w.replace("-", "_"):
+            if ch.isupper():
+                buf += "_" + ch.lower()
+            else:
+                buf += ch
+        out.append(buf.strip("_"))
+    return "_".join(x for x in out if x)
+
+
+# --------------------------------------------------------------------------- the API
+
+
+@dataclass(frozen=True)
+class Ep:
+    """One declared endpoint: ``segs`` are literal segments or ``(param,)`` tuples."""
+
+    method: str
+    segs: tuple
+    resource: str  # plural resource name (ROUTES key)
+    kind: str  # openapi | dsl
+    route_prefix: tuple  # literal segments that ROUTES[resource] stands for
+
+    def openapi_path(self) -> str:
+        return "/" + "/".join(s if isinstance(s, str) else "{" + s[0] + "}" for s in self.segs)
+
+    def dsl_path(self) -> str:
+        return API_PREFIX + "/" + "/".join(s if isinstance(s, str) else ":" + s[0] for s in self.segs)
+
+    def shape(self) -> str:
+        """The path as the matcher sees it (params as {})."""
+        return "/" + "/".join(s if isinstance(s, str) else "{}" for s in self.segs)
+
+
+@dataclass
+class Api:
+    openapi: list[Ep]
+    dsl: list[Ep]
+    methods_by_shape: dict[str, set[str]]
+
+    @property
+    def all(self) -> list[Ep]:
+        return self.openapi + self.dsl
+
+
+def build_api() -> Api:
+    rng = random.Random(7)
+    openapi: list[Ep] = []
+    for plural, single in OPENAPI_RESOURCES:
+        pid = (camel(single, "id"),)
+        sub = rng.choice(SUBS)
+        update = "PUT" if rng.random() < 0.5 else "PATCH"
+        pre = (plural,)
+        openapi += [
+            Ep("GET", (plural,), plural, "openapi", pre),
+            Ep("POST", (plural,), plural, "openapi", pre),
+            Ep("GET", (plural, pid), plural, "openapi", pre),
+            Ep(update, (plural, pid), plural, "openapi", pre),
+            Ep("DELETE", (plural, pid), plural, "openapi", pre),
+            Ep("GET", (plural, pid, sub), plural, "openapi", pre),
+        ]
+    dsl: list[Ep] = []
+    for plural, single in DSL_RESOURCES:
+        pid = (camel(single, "id"),)
+        sub = rng.choice(SUBS)
+        pre = ("billing", plural)
+        dsl += [
+            Ep("GET", pre, plural, "dsl", pre),
+            Ep("POST", pre, plural, "dsl", pre),
+            Ep("GET", pre + (pid,), plural, "dsl", pre),
+            Ep("PATCH", pre + (pid,), plural, "dsl", pre),
+            Ep("GET", pre + (pid, sub), plural, "dsl", pre),
+        ]
+    by_shape: dict[str, set[str]] = {}
+    for ep in openapi + dsl:
+        by_shape.setdefault(ep.shape(), set()).add(ep.method)
+    return Api(openapi, dsl, by_shape)
+
+
+def render_openapi(api: Api, skip: Ep | None = None) -> str:
+    lines = [
+        "openapi: 3.0.3",
+        "info:",
+        "  title: Storefront API",
+        "  version: 2.4.0",
+        "  description: Generated by bench/generate.py for the specward benchmark.",
+        "servers:",
+        "  - url: https://api.example.com/api/v2",
+        "    description: production",
+        "paths:",
+    ]
+    by_path: dict[str, list[Ep]] = {}
+    for ep in api.openapi:
+        if ep is not skip:
+            by_path.setdefault(ep.openapi_path(), []).append(ep)
+    for path, eps in by_path.items():
+        lines.append(f"  {path}:")
+        params = [s[0] for s in eps[0].segs if not isinstance(s, str)]
+        if params:
+            lines.append("    parameters:")
+            for p in params:
+                lines += [f"      - name: {p}", "        in: path", "        required: true",
+                          "        schema:", "          type: string"]
+        for ep in eps:
+            res = pascal(ep.resource)
+            op = camel(ep.method.lower(), *[s if isinstance(s, str) else "by_" + s[0] for s in ep.segs])
+            lines += [f"    {ep.method.lower()}:", f"      operationId: {op}",
+                      f"      summary: {ep.method} {path}", f"      tags: [{ep.resource}]"]
+            if ep.method in ("POST", "PUT", "PATCH"):
+                lines += ["      requestBody:", "        required: true", "        content:",
+                          "          application/json:", "            schema:",
+                          f"              $ref: \"#/components/schemas/{res}Input\""]
+            ok = {"POST": "201", "DELETE": "204"}.get(ep.method, "200")
+            lines += ["      responses:", f"        \"{ok}\":", "          description: OK"]
+            if ok != "204":
+                lines += ["          content:", "            application/json:", "              schema:",
+                          f"                $ref: \"#/components/schemas/{res}\""]
+            lines += ["        \"404\":", "          description: Not found"]
+    lines += ["components:", "  schemas:"]
+    for plural, _ in OPENAPI_RESOURCES:
+        res = pascal(plural)
+        lines += [f"    {res}:", "      type: object", "      properties:"]
+        for f in ("id", "name", "status", "createdAt"):
+            lines += [f"        {f}:", "          type: string"]
+        lines += [f"    {res}Input:", "      type: object", "      properties:"]
+        for f in ("name", "status"):
+            lines += [f"        {f}:", "          type: string"]
+    return "\n".join(lines) + "\n"
+
+
+def render_dsl(api: Api) -> str:
+    endpoints = []
+    for i, ep in enumerate(api.dsl, 1):
+        params = {s[0]: "string" for s in ep.segs if not isinstance(s, str)}
+        req: dict = {}
+        if params:
+            req["params"] = params
+        if ep.method in ("POST", "PATCH"):
+            req["body"] = {"amount": "number", "currency": "string", "note": "string"}
+        if ep.method == "GET" and not params:
+            req["query"] = {"limit": "number", "offset": "number"}
+        endpoints.append({
+            "id": f"EP-{i:03d}", "method": ep.method, "path": ep.dsl_path(),
+            "description": f"{ep.method} {ep.resource}", "auth": ep.method != "GET",
+            **({"request": req} if req else {}),
+            "successStatus": 201 if ep.method == "POST" else 200,
+            "successDescription": f"The {ep.resource}",
+            "errors": [{"status": 404, "code": "NOT_FOUND", "description": "No such record"}] if params else [],
+        })
+    models = [{"name": pascal(single), "description": f"A {single}",
+               "fields": [{"name": "id", "type": "String", "required": True, "unique": True},
+                          {"name": "amount", "type": "Int", "required": True},
+                          {"name": "currency", "type": "String", "required": True}]}
+              for _, single in DSL_RESOURCES]
+    doc = {"version": "1.0",
+           "feature": {"id": "billing", "title": "Billing", "description": "Invoices, payouts and ledgers."},
+           "models": models, "endpoints": endpoints}
+    return json.dumps(doc, indent=2) + "\n"
+
+
+# --------------------------------------------------------------------------- calls
+
+
+@dataclass
+class Expect:
+    calls: int = 0
+    matched: int = 0
+    phantom: int = 0
+    mismatch: int = 0
+
+    def add(self, status: str) -> None:
+        self.calls += 1
+        if status == "matched":
+            self.matched += 1
+        elif status == "phantom":
+            self.phantom += 1
+        else:
+            self.mismatch += 1
+
+
+@dataclass
+class CallPlan:
+    """What one generated call asks for: method, path segments, expected status."""
+
+    method: str
+    segs: tuple  # literal segments (after API_PREFIX) or (param,) tuples
+    status: str
+    ep: Ep
+
+    @property
+    def params(self) -> list[str]:
+        return [s[0] for s in self.segs if not isinstance(s, str)]
+
+
+def plan_call(rng: random.Random, api: Api, expect: Expect, force: str | None = None) -> CallPlan:
+    ep = rng.choice(api.all)
+    roll = rng.random()
+    status = force or ("phantom" if roll < PHANTOM_RATE * 0.6 else "mismatch" if roll < PHANTOM_RATE else "matched")
+    if status == "matched":
+        plan = CallPlan(ep.method, ep.segs, "matched", ep)
+    elif status == "phantom":
+        # /orders/{orderId}/<bogus>: the resource's id path plus a sub-resource nobody declared
+        single = next(s for p, s in OPENAPI_RESOURCES + DSL_RESOURCES if p == ep.resource)
+        segs = ep.route_prefix + ((camel(single, "id"),), rng.choice(BOGUS_SUBS))
+        plan = CallPlan(rng.choice(["GET", "POST"]), segs, "phantom", ep)
+    else:
+        declared = api.methods_by_shape[ep.shape()]
+        method = rng.choice([m for m in METHODS if m not in declared])
+        plan = CallPlan(method, ep.segs, "method-mismatch", ep)
+    expect.add(plan.status)
+    return plan
+
+
+def ts_path(plan: CallPlan, rng: random.Random, style: str = "camel") -> str:
+    """Path after the base, as template-literal text (`/users/${userId}/items`)."""
+    out = []
+    for s in plan.segs:
+        if isinstance(s, str):
+            out.append(s)
+        elif rng.random() < 0.15:
+            out.append("${encodeURIComponent(" + s[0] + ")}")
+        else:
+            out.append("${" + s[0] + "}")
+    path = "/" + "/".join(out)
+    if plan.method == "GET" and isinstance(plan.segs[-1], str) and rng.random() < 0.25:
+        path += "?limit=${limit}&offset=${offset}"
+    return path
+
+
+def py_path(plan: CallPlan, rng: random.Random) -> str:
+    out = []
+    for s in plan.segs:
+        out.append(s if isinstance(s, str) else "{" + snake(s[0]) + "}")
+    path = "/" + "/".join(out)
+    if plan.method == "GET" and isinstance(plan.segs[-1], str) and rng.random() < 0.2:
+        path += "?page={page}"
+    return path
+
+
+def ts_params(plan: CallPlan, typed: bool, extra: list[str] = ()) -> str:
+    names = plan.params + list(extra)
+    return ", ".join(f"{n}: string" if typed else n for n in names)
+
+
+# --------------------------------------------------------------------------- TS / JS files
+
+
+@dataclass
+class Ctx:
+    rng: random.Random
+    api: Api
+    expect: Expect
+    lang: str  # ts tsx js jsx
+    stem: str
+    imports_needed: set = field(default_factory=set)
+
+    @property
+    def typed(self) -> bool:
+        return self.lang in ("ts", "tsx")
+
+    @property
+    def jsx(self) -> bool:
+        return self.lang in ("tsx", "jsx")
+
+
+def _query_params(path: str, typed: bool) -> list[str]:
+    return ["limit", "offset"] if "${limit}" in path else []
+
+
+def ts_call_block(ctx: Ctx, plan: CallPlan | None = None) -> str:
+    """One exported function/class/component containing one HTTP call."""
+    rng, typed = ctx.rng, ctx.typed
+    plan = plan or plan_call(rng, ctx.api, ctx.expect)
+    path = ts_path(plan, rng)
+    qp = _query_params(path, typed)
+    words = [s for s in plan.segs if isinstance(s, str)]
+    fname = camel(plan.method.lower() if plan.method != "GET" else rng.choice(["load", "fetch", "get", "read"]),
+                  *words[-2:], rng.choice(NOUNS))
+    body_arg = plan.method in ("POST", "PUT", "PATCH")
+    sig_params = plan.params + qp + (["payload"] if body_arg else [])
+    if typed:
+        sig = ", ".join(f"{p}: {('Record<string, unknown>' if p == 'payload' else 'number' if p in ('limit', 'offset') else 'string')}"
+                        for p in sig_params)
+    else:
+        sig = ", ".join(sig_params)
+    ret = f": Promise<{pascal(words[0] if words else 'item')}Dto>" if typed else ""
+    style = rng.choices(["wrapper", "axios", "fetch-const", "fetch-literal", "fetch-routes", "class", "component"],
+                        [26, 24, 14, 10, 8, 10, 8 if ctx.jsx else 0])[0]
+    if style == "fetch-routes" and plan.segs[: len(plan.ep.route_prefix)] != plan.ep.route_prefix:
+        style = "fetch-const"
+    doc = f"/** {plan.method} {path.split('?')[0]} — {rng.choice(DOC_PHRASES)} */\n"
+    if style == "wrapper":
+        fn = {"GET": "get", "POST": "post", "PUT": "put", "PATCH": "patch", "DELETE": "del"}[plan.method]
+        ctx.imports_needed.add(("request", fn))
+        call = f"{fn}(`{path}`" + (", payload)" if body_arg else ")")
+        return (doc + f"export async function {fname}({sig}){ret} {{\n"
+                f"  const data = await {call};\n"
+                f"  if (!data) {{\n    throw new Error('{fname}: empty response');\n  }}\n"
+                f"  return data{' as ' + ret[10:-1] if typed else ''};\n}}\n")
+    if style == "axios":
+        ctx.imports_needed.add(("http", "api"))
+        verb = plan.method.lower()
+        call = f"api.{verb}(`{path}`" + (", payload)" if body_arg else ")")
+        return (doc + f"export async function {fname}({sig}){ret} {{\n"
+                f"  const res = await {call};\n"
+                f"  if (res.status >= 400) {{\n    throw new Error(`{fname} failed with ${{res.status}}`);\n  }}\n"
+                f"  return res.data;\n}}\n")
+    if style in ("fetch-const", "fetch-literal", "fetch-routes"):
+        if style == "fetch-const":
+            ctx.imports_needed.add(("config", "API_BASE"))
+            url = f"`${{API_BASE}}{path}`"
+        elif style == "fetch-routes":
+            ctx.imports_needed.add(("config", "API_BASE"))
+            ctx.imports_needed.add(("config", "ROUTES"))
+            n = len(plan.ep.route_prefix)
+            rest = ts_path(CallPlan(plan.method, plan.segs[n:], plan.status, plan.ep), rng) if plan.segs[n:] else ""
+            rest = rest.replace("?limit=${limit}&offset=${offset}", "")
+            if rest:
+                url = f"`${{API_BASE}}${{ROUTES.{camel(plan.ep.resource)}}}{rest}`"
+            else:
+                url = f"API_BASE + ROUTES.{camel(plan.ep.resource)}"
+        else:
+            url = f"`{API_PREFIX}{path}`" if "${" in path else f"'{API_PREFIX}{path}'"
+        init = []
+        if plan.method != "GET" or rng.random() < 0.2:
+            init.append(f"method: '{plan.method}'")
+        init.append("headers: { 'Content-Type': 'application/json', Accept: 'application/json' }")
+        if body_arg:
+            init.append("body: JSON.stringify(payload)")
+        opts = "{\n    " + ",\n    ".join(init) + ",\n  }"
+        return (doc + f"export async function {fname}({sig}){ret} {{\n"
+                f"  const res = await fetch({url}, {opts});\n"
+                f"  if (!res.ok) {{\n    throw new Error(`{fname}: HTTP ${{res.status}}`);\n  }}\n"
+                f"  return res.json();\n}}\n")
+    if style == "class":
+        ctx.imports_needed.add(("http", "api"))
+        cls = pascal(rng.choice(ADJS), words[0] if words else "item", "service")
+        verb = plan.method.lower()
+        call = f"api.{verb}(`{path}`" + (", payload)" if body_arg else ")")
+        field_t = "private readonly cache = new Map<string, unknown>();" if typed else "cache = new Map();"
+        ctor = "constructor(private readonly tenant: string) {}" if typed else "constructor(tenant) {\n    this.tenant = tenant;\n  }"
+        return (f"/** Service for {' '.join(words)}; caches responses per key. */\n"
+                f"export class {cls} {{\n  {field_t}\n\n  {ctor}\n\n"
+                f"  async {camel('run', *words[-1:])}({sig}) {{\n"
+                f"    const key = [{', '.join(plan.params) or repr(fname)}].join(':');\n"
+                f"    if (this.cache.has(key)) {{\n      return this.cache.get(key);\n    }}\n"
+                f"    const res = await {call};\n"
+                f"    this.cache.set(key, res.data);\n    return res.data;\n  }}\n\n"
+                f"  clear() {{\n    this.cache.clear();\n  }}\n}}\n")
+    # component (tsx/jsx)
+    ctx.imports_needed.add(("react", "useEffect"))
+    ctx.imports_needed.add(("react", "useState"))
+    ctx.imports_needed.add(("config", "API_BASE"))
+    comp = pascal(rng.choice(ADJS), words[-1] if words else "item", rng.choice(["panel", "list", "view", "card"]))
+    props = plan.params + qp
+    if typed:
+        prop_t = "{ " + "; ".join(f"{p}: {'number' if p in ('limit', 'offset') else 'string'}" for p in props) + " }"
+        head = f"export function {comp}({{ {', '.join(props)} }}: {prop_t}) {{\n" if props else f"export function {comp}() {{\n"
+        state = "  const [rows, setRows] = useState<Array<{ id: string; name: string }>>([]);\n" \
+                "  const [error, setError] = useState<string | null>(null);\n"
+    else:
+        head = f"export function {comp}({{ {', '.join(props)} }}) {{\n" if props else f"export function {comp}() {{\n"
+        state = "  const [rows, setRows] = useState([]);\n  const [error, setError] = useState(null);\n"
+    init = f", {{ method: '{plan.method}' }}" if plan.method != "GET" else ""
+    deps = ", ".join(props)
+    return (f"/** Shows {' '.join(words)}. */\n" + head + state +
+            "  useEffect(() => {\n    let cancelled = false;\n"
+            f"    fetch(`${{API_BASE}}{path}`{init})\n"
+            "      .then((r) => r.json())\n"
+            "      .then((body) => {\n        if (!cancelled) setRows(body.items ?? []);\n      })\n"
+            "      .catch((e) => setError(String(e)));\n"
+            "    return () => {\n      cancelled = true;\n    };\n"
+            f"  }}, [{deps}]);\n"
+            "  return (\n"
+            f"    <section className=\"{snake(comp).replace('_', '-')}\">\n"
+            "      {error && <p className=\"error\">{error}</p>}\n"
+            "      <ul>\n"
+            "        {rows.map((row) => (\n"
+            "          <li key={row.id}>{row.name}</li>\n"
+            "        ))}\n"
+            "      </ul>\n"
+            "    </section>\n"
+            "  );\n}\n")
+
+
+DOC_PHRASES = [
+    "used by the list view and the export job", "keep in sync with the backend team's contract",
+    "retries are handled by the caller", "the response is cached for one minute",
+    "see the ADR on pagination for the limits", "called on every route change",
+    "errors are surfaced in the toast area", "results are sorted on the server",
+    "TODO: move to the generated client", "the payload is validated before sending",
+]
+
+
+def ts_filler_block(ctx: Ctx, i: int) -> str:
+    rng, typed = ctx.rng, ctx.typed
+    noun, adj = rng.choice(NOUNS), rng.choice(ADJS)
+    kind = rng.choices(["interface", "helper", "reducer", "constants", "comment", "class", "component", "enum"],
+                       [3 if typed else 0, 5, 3, 2, 2, 2, 3 if ctx.jsx else 0, 1 if typed else 0])[0]
+    T = pascal(adj, noun)
+    if kind == "interface":
+        fields = rng.sample(FIELDS, rng.randint(3, 7))
+        body = "\n".join(f"  {f}{'?' if rng.random() < 0.3 else ''}: {rng.choice(['string', 'number', 'boolean', 'string | null', 'Date'])};" for f in fields)
+        return f"export interface {T}{i} {{\n{body}\n}}\n"
+    if kind == "enum":
+        vals = rng.sample(["Idle", "Loading", "Ready", "Failed", "Stale", "Archived", "Draft"], 4)
+        return f"export enum {T}State{i} {{\n" + "\n".join(f"  {v} = '{v.lower()}'," for v in vals) + "\n}\n"
+    if kind == "helper":
+        fn = camel("format", adj, noun, str(i))
+        a = "value: { name?: string; total?: number }, locale = 'en-US'" if typed else "value, locale = 'en-US'"
+        r = ": string" if typed else ""
+        return (f"// Formats a {noun} for display; falls back to the raw name.\n"
+                f"export function {fn}({a}){r} {{\n"
+                f"  const total = typeof value.total === 'number' ? value.total : 0;\n"
+                f"  const formatter = new Intl.NumberFormat(locale, {{ maximumFractionDigits: 2 }});\n"
+                f"  const label = (value.name ?? '{noun}').trim();\n"
+                f"  if (!label) {{\n    return formatter.format(total);\n  }}\n"
+                f"  return `${{label}} (${{formatter.format(total)}})`;\n}}\n")
+    if kind == "reducer":
+        fn = camel(adj, noun, "reducer", str(i))
+        st = f"state: {{ items: string[]; selected: string | null }}, action: {{ type: string; id?: string }}" if typed else "state, action"
+        return (f"/**\n * Reducer for the {adj} {noun} state.\n * Unknown actions return the state unchanged.\n */\n"
+                f"export function {fn}({st}) {{\n"
+                "  switch (action.type) {\n"
+                "    case 'select':\n      return { ...state, selected: action.id ?? null };\n"
+                "    case 'add':\n      return action.id ? { ...state, items: [...state.items, action.id] } : state;\n"
+                "    case 'remove':\n      return { ...state, items: state.items.filter((x) => x !== action.id) };\n"
+                "    case 'reset':\n      return { items: [], selected: null };\n"
+                "    default:\n      return state;\n  }\n}\n")
+    if kind == "constants":
+        name = snake(adj, noun, "options").upper() + f"_{i}"
+        vals = rng.sample(["'compact'", "'comfortable'", "'spacious'", "'grid'", "'list'", "'table'", "'cards'"], 4)
+        return (f"export const {name} = [{', '.join(vals)}]{' as const' if typed else ''};\n"
+                f"export const {name}_DEFAULT = {vals[0]};\n"
+                f"const {camel(adj, noun, 'limits', str(i))} = {{ min: {rng.randint(1, 5)}, max: {rng.randint(20, 200)}, step: {rng.randint(1, 10)} }};\n"
+                f"export const clamp{T}{i} = (n{': number' if typed else ''}) => Math.min({camel(adj, noun, 'limits', str(i))}.max, Math.max({camel(adj, noun, 'limits', str(i))}.min, n));\n")
+    if kind == "comment":
+        return ("/*\n"
+                f" * The {adj} {noun} flow talks to the API through the shared client. Keep the\n"
+                " * request helpers thin: retries, auth headers and error mapping live in\n"
+                " * src/api. When the contract changes, regenerate the DTOs first.\n"
+                " */\n")
+    if kind == "class":
+        cls = pascal(adj, noun, "store", str(i))
+        if typed:
+            return (f"export class {cls} {{\n  private items = new Map<string, {{ id: string; name: string }}>();\n\n"
+                    "  upsert(item: { id: string; name: string }): void {\n    this.items.set(item.id, item);\n  }\n\n"
+                    "  get(id: string) {\n    return this.items.get(id);\n  }\n\n"
+                    "  all(): Array<{ id: string; name: string }> {\n"
+                    "    return [...this.items.values()].sort((a, b) => a.name.localeCompare(b.name));\n  }\n}\n")
+        return (f"export class {cls} {{\n  constructor() {{\n    this.items = new Map();\n  }}\n\n"
+                "  upsert(item) {\n    this.items.set(item.id, item);\n  }\n\n"
+                "  get(id) {\n    return this.items.get(id);\n  }\n\n"
+                "  all() {\n    return [...this.items.values()].sort((a, b) => a.name.localeCompare(b.name));\n  }\n}\n")
+    # component without HTTP
+    comp = pascal(adj, noun, "badge", str(i))
+    props = "{ label, count }: { label: string; count: number }" if typed else "{ label, count }"
+    return (f"export function {comp}({props}) {{\n"
+            "  const tone = count > 10 ? 'warning' : count > 0 ? 'info' : 'muted';\n"
+            "  return (\n"
+            f"    <span className={{`badge badge-${{tone}}`}} title={{label}}>\n"
+            "      {label}\n"
+            "      {count > 0 && <strong className=\"badge-count\">{count}</strong>}\n"
+            "    </span>\n"
+            "  );\n}\n")
+
+
+def ts_imports(ctx: Ctx, rel: str, siblings: list[tuple[str, str]]) -> str:
+    """Import lines for what the blocks used, plus sibling imports (stem, export)."""
+    up = "../" * (rel.count("/") - 1)  # from src/a/b/x.ts up to src/
+    use_alias = ctx.rng.random() < 0.3
+    lines = []
+    groups: dict[str, list[str]] = {}
+    for mod, name in sorted(ctx.imports_needed):
+        groups.setdefault(mod, []).append(name)
+    if "react" in groups:
+        lines.append(f"import {{ {', '.join(sorted(groups.pop('react')))} }} from 'react';")
+    for mod in ("config", "http", "request"):
+        if mod in groups:
+            spec = f"@/api/{mod}" if use_alias else f"{up}api/{mod}"
+            lines.append(f"import {{ {', '.join(sorted(groups[mod]))} }} from '{spec}';")
+    for stem, export in siblings:
+        lines.append(f"import {{ {export} }} from './{stem}';")
+    return "\n".join(lines) + "\n"
+
+
+def sibling_export(stem: str) -> str:
+    return camel(stem, "meta")
+
+
+def gen_ts_file(rng: random.Random, api: Api, expect: Expect, rel: str, lang: str, stem: str,
+                folder_stems: list[str], target_size: int) -> str:
+    ctx = Ctx(rng, api, expect, lang, stem)
+    n_calls = rng.randint(3, 6)
+    blocks = [ts_call_block(ctx) for _ in range(n_calls)]
+    size = sum(map(len, blocks))
+    i = 0
+    while size < target_size - 600:
+        b = ts_filler_block(ctx, i)
+        i += 1
+        blocks.insert(rng.randint(0, len(blocks)), b)
+        size += len(b)
+    others = [s for s in folder_stems if s != stem]
+    siblings = [(s, sibling_export(s)) for s in rng.sample(others, min(len(others), rng.randint(0, 2)))]
+    header = (f"// {rel}\n// {pascal(stem)}: {rng.choice(DOC_PHRASES)}.\n")
+    imports = ts_imports(ctx, rel, siblings)
+    meta_t = ": { name: string; version: number; uses: string[] }" if ctx.typed else ""
+    uses = ", ".join(f"{e}.name" for _, e in siblings)
+    meta = f"export const {sibling_export(stem)}{meta_t} = {{ name: '{stem}', version: {rng.randint(1, 9)}, uses: [{uses}] }};\n"
+    return header + imports + "\n" + meta + "\n" + "\n".join(blocks)
+
+
+# --------------------------------------------------------------------------- Python files
+
+
+def py_call_block(rng: random.Random, api: Api, expect: Expect, needs: set, plan: CallPlan | None = None) -> str:
+    plan = plan or plan_call(rng, api, expect)
+    path = py_path(plan, rng)
+    words = [s for s in plan.segs if isinstance(s, str)]
+    fname = snake(plan.method.lower() if plan.method != "GET" else rng.choice(["load", "fetch", "get", "read"]),
+                  *[w.replace("-", "_") for w in words[-2:]], rng.choice(NOUNS))
+    params = [snake(p) for p in plan.params] + (["page"] if "{page}" in path else [])
+    body = plan.method in ("POST", "PUT", "PATCH")
+    sig = ", ".join([f"{p}: str" if p != "page" else "page: int = 1" for p in params] + (["payload: dict"] if body else []))
+    style = rng.choices(["requests", "httpx-client", "httpx-async", "session", "request-method"], [40, 20, 10, 20, 10])[0]
+    m = plan.method.lower()
+    js = ", json=payload" if body else ""
+    doc = f'    """{plan.method} {path.split("?")[0]}: {rng.choice(DOC_PHRASES)}."""\n'
+    if style == "requests":
+        needs.add("requests")
+        return (f"def {fname}({sig}) -> dict:\n{doc}"
+                f"    resp = requests.{m}(f\"{{BASE}}{path}\"{js}, timeout=TIMEOUT)\n"
+                "    resp.raise_for_status()\n    return resp.json()\n")
+    if style == "httpx-client":
+        needs.add("httpx")
+        return (f"def {fname}({sig}) -> dict:\n{doc}"
+                "    with httpx.Client(base_url=BASE, timeout=TIMEOUT) as client:\n"
+                f"        resp = client.{m}(f\"{path}\"{js})\n"
+                "        resp.raise_for_status()\n        return resp.json()\n")
+    if style == "httpx-async":
+        needs.add("httpx")
+        return (f"async def {fname}({sig}) -> dict:\n{doc}"
+                "    async with httpx.AsyncClient(base_url=BASE, timeout=TIMEOUT) as client:\n"
+                f"        resp = await client.{m}(f\"{path}\"{js})\n"
+                "        resp.raise_for_status()\n        return resp.json()\n")
+    if style == "request-method":
+        needs.add("requests")
+        return (f"def {fname}({sig}) -> dict:\n{doc}"
+                f"    resp = requests.request(\"{plan.method}\", f\"{{BASE}}{path}\"{js}, timeout=TIMEOUT)\n"
+                "    resp.raise_for_status()\n    return resp.json()\n")
+    needs.add("requests")
+    cls = pascal(rng.choice(ADJS), words[0] if words else "item", "gateway")
+    msig = ", ".join(["self"] + ([sig] if sig else []))
+    return (f"class {cls}:\n    \"\"\"Talks to the {' '.join(words)} API with one pooled session.\"\"\"\n\n"
+            "    def __init__(self, token: str) -> None:\n"
+            "        self.session = requests.Session()\n"
+            "        self.session.headers[\"Authorization\"] = f\"Bearer {token}\"\n\n"
+            f"    def {fname}({msig}) -> dict:\n"
+            f"        resp = self.session.{m}(f\"{{BASE}}{path}\"{js}, timeout=TIMEOUT)\n"
+            "        resp.raise_for_status()\n        return resp.json()\n\n"
+            "    def close(self) -> None:\n        self.session.close()\n")
+
+
+def py_filler_block(rng: random.Random, i: int) -> str:
+    noun, adj = rng.choice(NOUNS), rng.choice(ADJS)
+    kind = rng.choice(["dataclass", "helper", "comment", "mapping", "class"])
+    if kind == "dataclass":
+        fields = rng.sample(FIELDS, rng.randint(3, 6))
+        body = "\n".join(f"    {snake(f)}: {rng.choice(['str', 'int', 'float', 'bool', 'str | None'])} = None" for f in fields)
+        return (f"@dataclass\nclass {pascal(adj, noun)}{i}:\n    \"\"\"A {adj} {noun} as the API returns it.\"\"\"\n\n{body}\n\n"
+                "    def as_dict(self) -> dict:\n        return {k: v for k, v in self.__dict__.items() if v is not None}\n")
+    if kind == "helper":
+        fn = snake("summarize", adj, noun) + f"_{i}"
+        return (f"def {fn}(rows: list[dict], key: str = \"total\") -> dict:\n"
+                f"    \"\"\"Sum ``key`` over rows, grouped by status (used by the {noun} report).\"\"\"\n"
+                "    out: dict[str, float] = {}\n"
+                "    for row in rows:\n"
+                "        status = row.get(\"status\") or \"unknown\"\n"
+                "        out[status] = out.get(status, 0.0) + float(row.get(key) or 0)\n"
+                "    return dict(sorted(out.items()))\n")
+    if kind == "comment":
+        return (f"# The {adj} {noun} job runs nightly. It is safe to re-run: every write is keyed\n"
+                "# by the record id, and the API treats repeated writes as no-ops.\n"
+                f"{snake(adj, noun).upper()}_{i}_BATCH = {rng.randint(10, 500)}\n")
+    if kind == "mapping":
+        vals = rng.sample(["open", "closed", "pending", "failed", "done", "archived", "draft"], 4)
+        return (f"{snake(noun, 'labels').upper()}_{i} = {{\n" + "".join(f"    \"{v}\": \"{v.title()}\",\n" for v in vals) + "}\n\n"
+                f"def label_{snake(noun)}_{i}(status: str) -> str:\n"
+                f"    return {snake(noun, 'labels').upper()}_{i}.get(status, status.title())\n")
+    return (f"class {pascal(adj, noun, 'cache')}{i}:\n    \"\"\"An in-memory cache with a size bound.\"\"\"\n\n"
+            "    def __init__(self, limit: int = 128) -> None:\n        self.limit = limit\n        self.items: dict[str, dict] = {}\n\n"
+            "    def get(self, key: str) -> dict | None:\n        return self.items.get(key)\n\n"
+            "    def put(self, key: str, value: dict) -> None:\n"
+            "        if len(self.items) >= self.limit:\n            self.items.pop(next(iter(self.items)))\n"
+            "        self.items[key] = value\n")
+
+
+def gen_py_file(rng: random.Random, api: Api, expect: Expect, rel: str, stem: str, folder_stems: list[str],
+                pkg: str, target_size: int) -> str:
+    needs: set = set()
+    n_calls = rng.randint(3, 6)
+    blocks = [py_call_block(rng, api, expect, needs) for _ in range(n_calls)]
+    size = sum(map(len, blocks))
+    i = 0
+    while size < target_size - 500:
+        b = py_filler_block(rng, i)
+        i += 1
+        blocks.insert(rng.randint(0, len(blocks)), b)
+        size += len(b)
+    lines = [f'"""{pascal(stem)}: {rng.choice(DOC_PHRASES)}."""', "", "from __future__ import annotations", "",
+             "import logging", "from dataclasses import dataclass", ""]
+    lines += [f"import {m}" for m in sorted(needs)]
+    lines.append("")
+    if rng.random() < 0.6:
+        lines.append("from pyclient.config import BASE, TIMEOUT")
+    else:
+        lines.append("from pyclient.config import TIMEOUT")
+    others = [s for s in folder_stems if s != stem]
+    for s in rng.sample(others, min(len(others), rng.randint(0, 2))):
+        lines.append(f"from {pkg}.{s} import {s.upper()}_VERSION")
+    lines.append("")
+    if "from pyclient.config import BASE, TIMEOUT" not in lines:
+        lines.append(f'BASE = "{PY_BASE}"')
+    lines += [f"{stem.upper()}_VERSION = {rng.randint(1, 9)}", "log = logging.getLogger(__name__)", "", ""]
+    return "\n".join(lines) + "\n\n".join(blocks)
+
+
+# --------------------------------------------------------------------------- fixed modules
+
+CONFIG_TS = """// Shared API configuration: every module builds its URLs from these.
+export const API_BASE = '/api/v2';
+
+export const ROUTES = {
+%s
+};
+
+export const DEFAULT_PAGE_SIZE = 20;
+"""
+
+HTTP_TS = """import axios from 'axios';
+import { API_BASE } from './config';
+
+// The one axios instance of the app: every call through it goes to /api/v2/...
+export const api = axios.create({
+  baseURL: API_BASE,
+  timeout: 10_000,
+  headers: { Accept: 'application/json' },
+});
+
+api.interceptors.response.use(
+  (res) => res,
+  (err) => Promise.reject(err),
+);
+"""
+
+REQUEST_TS = """// A thin wrapper: get/post/put/patch/del(path) are HTTP calls to API_ROOT + path.
+const API_ROOT = '/api/v2';
+
+type Options = { method: string; path: string; body?: unknown };
+
+async function send({ method, path, body }: Options) {
+  const res = await fetch(`${API_ROOT}${path}`, {
+    method,
+    headers: { 'Content-Type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  if (!res.ok) {
+    throw new Error(`${method} ${path} failed: ${res.status}`);
+  }
+  return res.json();
+}
+
+export function get(path: string) {
+  return send({ method: 'GET', path });
+}
+
+export function post(path: string, body?: unknown) {
+  return send({ method: 'POST', path, body });
+}
+
+export function put(path: string, body?: unknown) {
+  return send({ method: 'PUT', path, body });
+}
+
+export function patch(path: string, body?: unknown) {
+  return send({ method: 'PATCH', path, body });
+}
+
+export function del(path: string) {
+  return send({ method: 'DELETE', path });
+}
+"""
+
+CONFIG_PY = f'''"""Settings shared by every API client module."""
+
+BASE = "{PY_BASE}"
+TIMEOUT = 10.0
+'''
+
+
+def gen_big_ts(rng: random.Random, api: Api, expect: Expect) -> tuple[str, int]:
+    """~2,000 lines, ~100 calls, 2+ phantoms, one edit target. Returns (text, calls)."""
+    ctx = Ctx(rng, api, expect, "ts", "big")
+    ctx.imports_needed |= {("http", "api"), ("request", "get"), ("config", "API_BASE")}
+    blocks = []
+    calls = 0
+    for k in range(99):
+        force = "phantom" if k in (10, 60) else None
+        blocks.append(ts_call_block(ctx, plan_call(rng, api, expect, force)))
+        calls += 1
+        if k % 3 == 0:
+            blocks.append(ts_filler_block(ctx, k))
+    # the edit target (matched as generated), in the middle
+    expect.add("matched")
+    calls += 1
+    target = (f"// {EDIT_MARKER}: bench/run.py flips this path between a declared and an undeclared endpoint\n"
+              "export async function benchEditTarget(userId: string) {\n"
+              f"  const res = await api.get(`{EDIT_DECLARED}`);\n"
+              "  return res.data;\n}\n")
+    blocks.insert(len(blocks) // 2, target)
+    body = "\n".join(blocks)
+    head = "// src/big/big.ts: the generated 'everything' module (bench edit target).\n" + ts_imports(ctx, BIG_REL, []) + "\n"
+    text = head + body
+    n = text.count("\n")
+    i = 1000
+    while n < 2000:  # pad with filler to 2,000 lines
+        b = "\n" + ts_filler_block(ctx, i)
+        i += 1
+        text += b
+        n += b.count("\n")
+    return text, calls
+
+
+# --------------------------------------------------------------------------- layout
+
+
+@dataclass
+class Manifest:
+    n: int
+    seed: int
+    version: int
+    files: int
+    bytes: int
+    by_language: dict
+    expected: dict
+    openapi: str = OPENAPI_REL
+    dsl: str = DSL_REL
+    big: str = BIG_REL
+    big_calls: int = 0
+
+
+def _folders(rng: random.Random, count: int, top: str, depth_words: list[str]) -> list[str]:
+    """``count`` nested folders under ``top`` (area/feature[/sub])."""
+    out: list[str] = []
+    seen = set()
+    while len(out) < count:
+        area = rng.choice(AREAS)
+        feat = camel(rng.choice(ADJS), rng.choice(depth_words)) if top == "src" else snake(rng.choice(ADJS), rng.choice(depth_words))
+        parts = [top, area, feat]
+        if rng.random() < 0.35:
+            parts.append(rng.choice(["components", "hooks", "services", "utils", "widgets"]) if top == "src"
+                         else rng.choice(["jobs", "sync", "clients", "tasks", "reports"]))
+        path = "/".join(parts)
+        if path not in seen:
+            seen.add(path)
+            out.append(path)
+    return out
+
+
+def _split(total: int, rng: random.Random) -> list[int]:
+    """Folder sizes of 10-20 summing to ``total``."""
+    sizes = []
+    while total > 0:
+        k = min(total, rng.randint(10, 20))
+        sizes.append(k)
+        total -= k
+    return sizes
+
+
+def _target_size(rng: random.Random) -> int:
+    return int(min(14000, max(900, rng.lognormvariate(8.05, 0.45))))
+
+
+def generate(root: Path, n: int, seed: int = DEFAULT_SEED) -> Manifest:
+    rng = random.Random(seed)
+    api = build_api()
+    expect = Expect()
+    files: dict[str, str] = {}
+    routes = ",\n".join(f"  {camel(ep.resource)}: '/{'/'.join(ep.route_prefix)}'"
+                        for ep in {e.resource: e for e in api.all}.values())
+    files["src/api/config.ts"] = CONFIG_TS % routes
+    files["src/api/http.ts"] = HTTP_TS
+    files["src/api/request.ts"] = REQUEST_TS
+    files["pyclient/config.py"] = CONFIG_PY
+    big_text, big_calls = gen_big_ts(random.Random(seed + 1), api, expect)
+    files[BIG_REL] = big_text
+    remaining = max(0, n - len(files))
+    n_py = round(remaining * 0.30)
+    n_js = round(remaining * 0.30)
+    n_ts = remaining - n_py - n_js
+    # web files: TS (~1/4 of them .tsx) and JS (~1/3 .jsx) mixed in the same folders
+    web_langs = ["ts"] * n_ts + ["js"] * n_js
+    rng.shuffle(web_langs)
+    web_sizes = _split(len(web_langs), rng)
+    web_dirs = _folders(rng, len(web_sizes), "src", NOUNS)
+    k = 0
+    for folder, size in zip(web_dirs, web_sizes):
+        stems: list[str] = []
+        while len(stems) < size:
+            s = camel(rng.choice(ADJS), rng.choice(NOUNS))
+            if s not in stems:
+                stems.append(s)
+        for stem in stems:
+            base = web_langs[k]
+            k += 1
+            lang = ("tsx" if rng.random() < 0.25 else "ts") if base == "ts" else ("jsx" if rng.random() < 0.3 else "js")
+            rel = f"{folder}/{stem}.{lang}"
+            files[rel] = gen_ts_file(rng, api, expect, rel, lang, stem, stems, _target_size(rng))
+    py_sizes = _split(n_py, rng)
+    py_dirs = _folders(rng, len(py_sizes), "pyclient", NOUNS)
+    for folder, size in zip(py_dirs, py_sizes):
+        stems = []
+        while len(stems) < size:
+            s = snake(rng.choice(ADJS), rng.choice(NOUNS))
+            if s not in stems:
+                stems.append(s)
+        pkg = folder.replace("/", ".")
+        for stem in stems:
+            rel = f"{folder}/{stem}.py"
+            files[rel] = gen_py_file(rng, api, expect, rel, stem, stems, pkg, _target_size(rng))
+    files[OPENAPI_REL] = render_openapi(api)
+    files[DSL_REL] = render_dsl(api)
+    total_bytes = 0
+    by_lang: dict[str, int] = {}
+    for rel, text in files.items():
+        p = root / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        data = text.encode("utf-8")
+        p.write_bytes(data)
+        if not rel.startswith("contracts/"):
+            total_bytes += len(data)
+            ext = rel.rsplit(".", 1)[1]
+            by_lang[ext] = by_lang.get(ext, 0) + 1
+    sources = sum(by_lang.values())
+    return Manifest(n, seed, GENERATOR_VERSION, sources, total_bytes, dict(sorted(by_lang.items())),
+                    asdict(expect), big_calls=big_calls)
+
+
+STAMP = ".bench-stamp.json"
+
+
+def ensure_workspace(workdir: Path, n: int, seed: int = DEFAULT_SEED, log=print) -> tuple[Path, Manifest]:
+    root = workdir / f"ws-{n}"
+    stamp = root / STAMP
+    if stamp.is_file():
+        try:
+            data = json.loads(stamp.read_text())
+            if data.get("n") == n and data.get("seed") == seed and data.get("version") == GENERATOR_VERSION:
+                return root, Manifest(**data)
+        except (ValueError, TypeError):
+            pass
+    if root.exists():
+        shutil.rmtree(root)
+    root.mkdir(parents=True)
+    log(f"generating {n:,} files in {root} ...")
+    manifest = generate(root, n, seed)
+    stamp.write_text(json.dumps(asdict(manifest), indent=2))
+    return root, manifest
+
+
+if __name__ == "__main__":  # python bench/generate.py DIR N
+    import sys
+
+    path, m = ensure_workspace(Path(sys.argv[1]), int(sys.argv[2]))
+    print(path, json.dumps(asdict(m), indent=2))

@@ -1,0 +1,188 @@
+"""The workspace index on real files: incremental updates, the SQLite cache, bad input."""
+
+from __future__ import annotations
+
+import shutil
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from specward.server import index as index_mod
+from specward.server.index import WorkspaceIndex
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "fullstack"
+
+
+@pytest.fixture
+def ws(tmp_path: Path) -> Path:
+    root = tmp_path / "ws"
+    shutil.copytree(EXAMPLE, root)
+    return root
+
+
+def summary(idx: WorkspaceIndex) -> list[tuple[str, str, str]]:
+    return sorted((f.file, f.code, f.message) for f in idx.all_findings())
+
+
+def phantoms(idx: WorkspaceIndex, rel: str) -> list[str]:
+    return [f.message for f in idx.findings(rel) if f.code == "phantom-api"]
+
+
+def test_warm_start_parses_nothing_and_finds_the_same(ws: Path):
+    cold = WorkspaceIndex(ws)
+    cold.build()
+    assert cold.stats["parsed_files"] == 6
+    assert (ws / ".specward" / "cache.sqlite").is_file()
+    assert (ws / ".specward" / ".gitignore").read_text() == "*\n"
+    warm = WorkspaceIndex(ws)
+    warm.build()
+    assert warm.stats["parsed_files"] == 0 and warm.stats["cached_files"] == 6
+    assert summary(warm) == summary(cold)
+    # one file changed on disk: only it is parsed again
+    p = ws / "web/src/components/TagList.tsx"
+    p.write_text(p.read_text().replace("/api/tags", "/api/tagz"))
+    again = WorkspaceIndex(ws)
+    again.build()
+    assert again.stats["parsed_files"] == 1
+    assert phantoms(again, "web/src/components/TagList.tsx")
+
+
+def test_corrupt_cache_is_rebuilt(ws: Path):
+    (ws / ".specward").mkdir()
+    (ws / ".specward" / "cache.sqlite").write_bytes(b"this is not a database" * 100)
+    idx = WorkspaceIndex(ws)
+    idx.build()
+    assert idx.cache is not None and idx.cache.enabled
+    assert len(phantoms(idx, "web/src/features/profile.ts")) == 1
+    again = WorkspaceIndex(ws)
+    again.build()
+    assert again.stats["parsed_files"] == 0
+
+
+def test_locked_cache_is_not_fatal(ws: Path):
+    WorkspaceIndex(ws).build()
+    other = sqlite3.connect(ws / ".specward" / "cache.sqlite", isolation_level=None)
+    other.execute("BEGIN EXCLUSIVE")
+    try:
+        p = ws / "web/src/components/TagList.tsx"
+        p.write_text(p.read_text().replace("/api/tags", "/api/tagz"))
+        idx = WorkspaceIndex(ws)
+        idx.build()  # cannot read or write the cache: still indexes everything
+        assert phantoms(idx, "web/src/components/TagList.tsx")
+    finally:
+        other.execute("ROLLBACK")
+        other.close()
+
+
+def test_cache_rows_from_another_extractor_version_are_ignored(ws: Path):
+    WorkspaceIndex(ws).build()
+    db = sqlite3.connect(ws / ".specward" / "cache.sqlite", isolation_level=None)
+    db.execute("UPDATE facts SET version='old'")
+    db.close()
+    idx = WorkspaceIndex(ws)
+    idx.build()
+    assert idx.stats["parsed_files"] == 6
+
+
+def test_tampered_cache_row_is_dropped_not_trusted(ws: Path):
+    WorkspaceIndex(ws).build()
+    db = sqlite3.connect(ws / ".specward" / "cache.sqlite", isolation_level=None)
+    db.execute("""UPDATE facts SET data='{"$":"os.system","v":["echo pwned"]}' WHERE path='scripts/sync_users.py'""")
+    db.close()
+    idx = WorkspaceIndex(ws)
+    idx.build()
+    assert idx.stats["parsed_files"] == 1  # re-parsed from source
+    assert phantoms(idx, "scripts/sync_users.py")
+
+
+def test_editing_a_constant_rechecks_importers(ws: Path):
+    idx = WorkspaceIndex(ws, use_cache=False)
+    idx.build()
+    assert phantoms(idx, "web/src/features/profile.ts")
+    text = (ws / "web/src/api/http.ts").read_text()
+    changed = idx.update("web/src/api/http.ts", text.replace("baseURL: '/api'", "baseURL: '/v2'"))
+    assert "web/src/features/profile.ts" in changed
+    msgs = phantoms(idx, "web/src/features/profile.ts")
+    assert any("GET /v2/user/profile " in m for m in msgs), msgs
+
+
+def test_a_new_file_resolves_a_dangling_import(ws: Path):
+    (ws / "web/src/features/late.ts").write_text("import { ROOT } from '../api/paths';\nfetch(`${ROOT}/tagz`);\n")
+    idx = WorkspaceIndex(ws, use_cache=False)
+    idx.build()
+    assert phantoms(idx, "web/src/features/late.ts") == []  # ROOT unknown: never guessed
+    changed = idx.update("web/src/api/paths.ts", "export const ROOT = '/api';\n")
+    assert "web/src/features/late.ts" in changed
+    assert phantoms(idx, "web/src/features/late.ts") == ["GET /api/tagz is not in the contract (nearest: GET /api/tags)"]
+    # and deleting it again makes the call unresolved again
+    idx.update("web/src/api/paths.ts", None)
+    assert phantoms(idx, "web/src/features/late.ts") == []
+
+
+def test_contract_edit_rematches_without_relinking(ws: Path):
+    idx = WorkspaceIndex(ws, use_cache=False)
+    idx.build()
+    contract = ws / "contracts/openapi.yaml"
+    text = contract.read_text().replace("  /user/profile:\n", "  /user/profile/avatar:\n    get:\n      responses:\n"
+                                        "        \"200\":\n          description: ok\n  /user/profile:\n")
+    changed = idx.update("contracts/openapi.yaml", text)
+    assert "web/src/features/profile.ts" in changed
+    assert phantoms(idx, "web/src/features/profile.ts") == []
+
+
+def test_bad_files_are_skipped_with_reasons(ws: Path):
+    (ws / "web/src/blob.ts").write_bytes(b"\x00\x01binary")
+    (ws / "web/src/latin1.py").write_bytes("x = 'caf\xe9'".encode("latin-1"))
+    (ws / "web/src/huge.js").write_bytes(b"//" + b"x" * (50 * 1024 * 1024))
+    (ws / "web/src/broken.ts").write_text("fetch('/api/nowhere'\nfunction (((( {{{ \n")
+    (ws / "node_modules/lib").mkdir(parents=True)
+    (ws / "node_modules/lib/index.js").write_text("fetch('/api/phantom-in-deps')")
+    (ws / ".gitignore").write_text("generated/\n")
+    (ws / "generated").mkdir()
+    (ws / "generated/client.ts").write_text("fetch('/api/phantom-generated')")
+    loop = ws / "web/src/loop"
+    loop.mkdir()
+    (loop / "again").symlink_to(loop)
+    (ws / "web/src/outside").symlink_to("/usr/lib")
+    idx = WorkspaceIndex(ws, use_cache=False)
+    idx.build()
+    assert idx.skipped["web/src/blob.ts"] == "binary file"
+    assert idx.skipped["web/src/latin1.py"].startswith("not UTF-8")
+    assert idx.skipped["web/src/huge.js"].startswith("larger than the 1,000,000-byte limit")
+    assert "node_modules/lib/index.js" not in idx.facts and "generated/client.ts" not in idx.facts
+    assert not any(p.startswith("web/src/outside") for p in idx.facts)
+    # a file tree-sitter cannot fully parse still yields the call that parses
+    assert phantoms(idx, "web/src/broken.ts") == ["GET /api/nowhere is not in the contract"]
+
+
+def test_parallel_cold_index_matches_sequential(ws: Path, monkeypatch):
+    for i in range(40):
+        (ws / f"web/src/gen{i}.ts").write_text(f"export const f{i} = () => fetch('/api/gen/{i}');\n")
+    seq = WorkspaceIndex(ws, use_cache=False, workers=1)
+    seq.build()
+    monkeypatch.setattr(index_mod, "PARALLEL_THRESHOLD", 10)
+    par = WorkspaceIndex(ws, use_cache=False, workers=2)
+    par.build()
+    assert summary(par) == summary(seq)
+    assert len([f for f in par.all_findings() if "/api/gen/" in f.message]) == 40
+
+
+def test_invalid_config_is_reported_and_defaults_used(ws: Path):
+    (ws / "pyproject.toml").write_text('[project]\nname = "x"\n\n[tool.specward]\nmax_file_size = "big"\n')
+    idx = WorkspaceIndex(ws, use_cache=False)
+    idx.build()
+    problems = idx.findings("pyproject.toml")
+    assert [p.code for p in problems] == ["config-invalid"]
+    line = (ws / "pyproject.toml").read_bytes()[problems[0].span.start:problems[0].span.end]
+    assert line.startswith(b"max_file_size")
+    assert idx.settings.max_file_size == 1_000_000
+    assert phantoms(idx, "web/src/features/profile.ts")
+
+
+def test_severity_overrides(ws: Path):
+    (ws / "specward.toml").write_text('[severity]\nphantom-api = "warning"\nunused-endpoint = "off"\n')
+    idx = WorkspaceIndex(ws, use_cache=False)
+    idx.build()
+    sev = {(f.code, f.severity) for f in idx.all_findings()}
+    assert ("phantom-api", "warning") in sev and not any(c == "unused-endpoint" for c, _ in sev)
