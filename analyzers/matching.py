@@ -151,7 +151,7 @@ class EndpointTable:
             eps = _segments(ep.path)
             full = _segments(ep.base_path.rstrip("/") + ep.path) if ep.base_path.strip("/") else eps
             d = min(_distance(t, e) for t in targets for e in (eps, full))
-            limit_d = max(1.0, 0.4 * max(len(eps), 1))
+            limit_d = max(0.5, len(full) / 3)
             if d <= limit_d:
                 same_method = 0 if call.method in (ep.method, "UNKNOWN") else 1
                 scored.append((d, same_method, endpoint_key(ep), ep))

@@ -45,7 +45,7 @@ class Workspace:
         globs = contract_globs if contract_globs is not None else settings.contracts
         self.explicit_contracts = globs is not None
         self.contract_globs = tuple(globs) if globs is not None else DEFAULT_CONTRACTS
-        self._contract_spec = pathspec.PathSpec.from_lines("gitwildmatch", self.contract_globs)
+        self._contract_spec = pathspec.PathSpec.from_lines("gitignore", self.contract_globs)
         self.exclude_names = set(DEFAULT_EXCLUDE)
         self.exclude_globs = [g for g in settings.exclude]
         self._ignores: dict[str, pathspec.PathSpec] = {}
@@ -97,7 +97,7 @@ class Workspace:
         path = os.path.join(abs_dir, ".gitignore")
         try:
             with open(path, encoding="utf-8", errors="replace") as fh:
-                self._ignores[rel_dir] = pathspec.PathSpec.from_lines("gitwildmatch", fh.read().splitlines())
+                self._ignores[rel_dir] = pathspec.PathSpec.from_lines("gitignore", fh.read().splitlines())
         except FileNotFoundError:
             pass
         except OSError as exc:
