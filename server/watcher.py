@@ -52,7 +52,7 @@ class _Bridge(FileSystemEventHandler):
 class DiskWatcher:
     def __init__(self, root: Path, loop: asyncio.AbstractEventLoop,
                  on_change: Callable[[set[str], set[str]], None], debounce: float = 0.1,
-                 skip_dir: Callable[[str], bool] | None = None) -> None:
+                 skip_dir: Callable[[str], bool] | None = None, polling: bool = False) -> None:
         self.root = root
         self.loop = loop
         self.on_change = on_change
@@ -63,10 +63,13 @@ class DiskWatcher:
         self._timer: asyncio.TimerHandle | None = None
         self.observer = None
         self.mode = "off"
+        self.polling = polling
 
     def start(self) -> str:
         handler = _Bridge(self)
         try:
+            if self.polling:
+                raise OSError("polling requested")
             obs = Observer()
             obs.schedule(handler, str(self.root), recursive=True, event_filter=EVENT_FILTER)
             obs.start()

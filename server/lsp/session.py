@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures as cf
 import logging
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -169,7 +170,8 @@ class Session:
                             rels.add(r)
             self.disk_changed(rels)
 
-        self.watcher = DiskWatcher(self.root, self.loop, on_change, skip_dir=lambda n: n in self.index.ws.exclude_names)
+        self.watcher = DiskWatcher(self.root, self.loop, on_change, skip_dir=lambda n: n in self.index.ws.exclude_names,
+                                   polling=os.environ.get("SPECWARD_WATCH") == "polling")
         mode = self.watcher.start()
         log.info("watching %s (%s)", self.root, mode)
 
