@@ -145,3 +145,26 @@ async def test_broken_contract_and_bad_files_do_not_stop_the_server(client: Lang
     new = root / "web/src/after.ts"
     new.write_text("fetch('/api/nothing-here');\n")
     await wait_for(lambda: codes(client, root, "web/src/after.ts") == ["phantom-api"], what="server still serving")
+
+
+async def test_watched_files_notification_and_vanishing_files(client: LanguageClient):
+    root = client.workspace_root
+    await wait_for(lambda: codes(client, root, "web/src/features/profile.ts"), what="initial index")
+    # an unsaved new buffer: analyzed from the editor's text although the file does not exist
+    ghost = root / "web/src/ghost.ts"
+    client.text_document_did_open(lsp.DidOpenTextDocumentParams(text_document=lsp.TextDocumentItem(
+        uri=ghost.as_uri(), language_id="typescript", version=1, text="fetch('/api/ghost');\n")))
+    await wait_for(lambda: codes(client, root, "web/src/ghost.ts") == ["phantom-api"], what="unsaved buffer checked")
+    # closed without saving: the file never existed, its diagnostics go away
+    client.text_document_did_close(lsp.DidCloseTextDocumentParams(text_document=lsp.TextDocumentIdentifier(uri=ghost.as_uri())))
+    await wait_for(lambda: codes(client, root, "web/src/ghost.ts") == [], what="ghost cleared")
+    # a change to a document that was never opened is ignored, not fatal
+    client.text_document_did_change(lsp.DidChangeTextDocumentParams(
+        text_document=lsp.VersionedTextDocumentIdentifier(uri=(root / "nope.ts").as_uri(), version=2),
+        content_changes=[lsp.TextDocumentContentChangeWholeDocument(text="fetch('/x')")]))
+    # the client reports a deletion: the file's diagnostics are withdrawn
+    profile = root / "web/src/features/profile.ts"
+    profile.unlink()
+    client.workspace_did_change_watched_files(lsp.DidChangeWatchedFilesParams(changes=[
+        lsp.FileEvent(uri=profile.as_uri(), type=lsp.FileChangeType.Deleted)]))
+    await wait_for(lambda: codes(client, root, "web/src/features/profile.ts") == [], what="deleted file cleared")

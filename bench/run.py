@@ -1,0 +1,628 @@
+#!/usr/bin/env python
+"""specward benchmark: index, warm start, edit latency, contract re-check, memory.
+
+    python bench/run.py [--files N] [--edits E] [--requests R] [--workdir DIR] [--json FILE]
+
+Generates (or reuses) a synthetic workspace of N files (``bench/generate.py``), measures,
+and prints one table: figure | value | target | ok?. Missing a target is not an error
+(the table says MISSED and the exit status is 0); the exit status is non-zero only when
+the benchmark itself breaks: the index finds no HTTP call, diagnostics never arrive, a
+subprocess fails. See bench/README.md for what each figure means.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import collections
+import json
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Awaitable, Callable
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+import generate  # noqa: E402  (bench/generate.py)
+
+PY = sys.executable
+SERVER_CMD = (PY, "-m", "specward.server", "serve")
+
+
+class BenchError(Exception):
+    """The benchmark itself broke (not: a target was missed)."""
+
+
+# =========================================================================== results
+
+
+@dataclass
+class Row:
+    figure: str
+    value: float | int | str | None
+    unit: str = ""  # s, ms, MB, or "" for counts
+    target: float | None = None  # the value must be <= target
+    target_text: str = ""  # extra wording for the target column
+    ok: bool | None = None  # None: informational row
+    note: str = ""
+
+    def show_value(self) -> str:
+        if self.value is None:
+            return "n/a"
+        if isinstance(self.value, str):
+            return self.value
+        if self.unit == "s":
+            return f"{self.value:.2f} s"
+        if self.unit == "ms":
+            return f"{self.value:.1f} ms"
+        if self.unit == "MB":
+            return f"{self.value:.0f} MB"
+        if isinstance(self.value, float):
+            return f"{self.value:,.1f}"
+        return f"{self.value:,}"
+
+    def show_target(self) -> str:
+        parts = []
+        if self.target is not None:
+            parts.append(f"≤ {Row('', self.target, self.unit).show_value()}")
+        if self.target_text:
+            parts.append(self.target_text)
+        return " and ".join(parts) if parts else "—"
+
+    def show_ok(self) -> str:
+        return "" if self.ok is None else ("ok" if self.ok else "MISSED")
+
+
+@dataclass
+class Report:
+    rows: list[Row] = field(default_factory=list)
+    details: dict[str, Any] = field(default_factory=dict)
+
+    def add(self, figure: str, value, unit: str = "", target: float | None = None, *, also: bool | None = None,
+            target_text: str = "", note: str = "") -> Row:
+        ok = None
+        if target is not None or also is not None:
+            ok = (value is not None and (target is None or value <= target)) and (also is None or also)
+        row = Row(figure, value, unit, target, target_text, ok, note)
+        self.rows.append(row)
+        return row
+
+    def table(self) -> str:
+        head = ("figure", "value", "target", "ok?")
+        cells = [(r.figure + (f" ({r.note})" if r.note else ""), r.show_value(), r.show_target(), r.show_ok())
+                 for r in self.rows]
+        widths = [max(len(h), *(len(c[i]) for c in cells)) for i, h in enumerate(head)]
+        line = lambda c: "| " + " | ".join(x.ljust(w) for x, w in zip(c, widths)) + " |"  # noqa: E731
+        sep = "|" + "|".join("-" * (w + 2) for w in widths) + "|"
+        return "\n".join([line(head), sep, *(line(c) for c in cells)])
+
+
+def pct(values: list[float], p: float) -> float:
+    """Nearest-rank percentile (p in 0..100)."""
+    if not values:
+        raise BenchError("no samples")
+    s = sorted(values)
+    k = max(0, min(len(s) - 1, int(round(p / 100 * len(s) + 0.5)) - 1))
+    return s[k]
+
+
+def log(msg: str) -> None:
+    print(f"[bench {time.strftime('%H:%M:%S')}] {msg}", file=sys.stderr, flush=True)
+
+
+def vmhwm_kb(pid: int | str = "self") -> int | None:
+    try:
+        with open(f"/proc/{pid}/status") as fh:
+            for line in fh:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1])
+    except OSError:
+        return None
+    return None
+
+
+# =========================================================================== pure parse
+
+
+def source_files(ws: Path) -> list[str]:
+    """The files specward would parse: every file with an analyzed extension."""
+    from specward.analyzers.languages import language_of
+
+    out = []
+    for dirpath, dirnames, filenames in os.walk(ws):
+        dirnames[:] = sorted(d for d in dirnames if d != ".specward")
+        rel_dir = os.path.relpath(dirpath, ws)
+        for name in sorted(filenames):
+            rel = name if rel_dir == "." else f"{rel_dir}/{name}".replace(os.sep, "/")
+            if language_of(rel) is not None:
+                out.append(rel)
+    return out
+
+
+def pure_parse_seconds(ws: Path, sources: list[str]) -> float:
+    """read + tree-sitter parse of every source file, one process, no queries."""
+    from specward.analyzers.languages import language_of, parser
+
+    langs = {rel: language_of(rel) for rel in sources}
+    for name in set(langs.values()):
+        parser(name)  # grammar loading is not parsing
+    t0 = time.perf_counter()
+    for rel in sources:
+        data = (ws / rel).read_bytes()
+        parser(langs[rel]).parse(data)
+    return time.perf_counter() - t0
+
+
+# =========================================================================== index subprocesses
+
+CHILD = r"""
+import json, resource, sys, time
+from collections import Counter
+from pathlib import Path
+
+from specward.server.index import WorkspaceIndex
+
+
+def hwm():
+    with open("/proc/self/status") as fh:
+        for line in fh:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1])
+
+
+def counts(idx):
+    sts = idx.all_statuses()
+    return len(sts), dict(Counter(s.status for s in sts))
+
+
+ws = Path(sys.argv[1])
+idx = WorkspaceIndex(ws)
+idx.build()
+t_built = time.perf_counter()
+calls, status = counts(idx)
+out = {
+    "t_built": t_built, "stats": idx.stats, "files": len(idx.facts), "skipped": len(idx.skipped),
+    "calls": calls, "status": status, "endpoints": len(idx.table.endpoints), "contracts": len(idx.contracts),
+    "contract_findings": [f.message for c in idx.contracts.values() for f in c.findings][:5],
+    "unused": len(idx.unused),
+}
+if len(sys.argv) > 3:  # contract re-check: replace the contract's text, then restore it
+    rel = sys.argv[2]
+    original = (ws / rel).read_text("utf-8")
+    edited = Path(sys.argv[3]).read_text("utf-8")
+    t0 = time.perf_counter()
+    changed = idx.update(rel, edited)
+    t1 = time.perf_counter()
+    _, status_edited = counts(idx)
+    t2 = time.perf_counter()
+    idx.update(rel, original)
+    t3 = time.perf_counter()
+    _, status_restored = counts(idx)
+    out["recheck"] = {"remove_s": t1 - t0, "restore_s": t3 - t2, "changed_files": len(changed),
+                      "status_edited": status_edited, "status_restored": status_restored}
+out["vmhwm_kb"] = hwm()
+out["children_maxrss_kb"] = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+print("BENCH-RESULT " + json.dumps(out), flush=True)
+"""
+
+
+def run_index_child(ws: Path, timeout: float, recheck: tuple[str, Path] | None = None) -> dict:
+    """A fresh interpreter that builds the index; wall time counts from before the spawn
+    to the end of ``build()`` (perf_counter is CLOCK_MONOTONIC, shared by processes)."""
+    args = [PY, "-c", CHILD, str(ws)]
+    if recheck:
+        args += [recheck[0], str(recheck[1])]
+    t0 = time.perf_counter()
+    try:
+        proc = subprocess.run(args, capture_output=True, text=True, timeout=timeout, cwd=ws)
+    except subprocess.TimeoutExpired as exc:
+        raise BenchError(f"index subprocess did not finish within {timeout:.0f} s") from exc
+    wall = time.perf_counter() - t0
+    line = next((x for x in proc.stdout.splitlines() if x.startswith("BENCH-RESULT ")), None)
+    if proc.returncode != 0 or line is None:
+        raise BenchError(f"index subprocess failed (exit {proc.returncode}):\n{proc.stderr[-3000:]}")
+    out = json.loads(line[len("BENCH-RESULT "):])
+    out["ready_s"] = out["t_built"] - t0
+    out["process_wall_s"] = wall
+    if not 0 < out["ready_s"] <= wall:
+        out["ready_s"] = wall  # clocks not comparable: fall back to the (larger) process wall time
+    return out
+
+
+# =========================================================================== LSP session
+
+
+class Lsp:
+    """The real server over stdio, driven by pygls' LanguageClient."""
+
+    def __init__(self, ws: Path) -> None:
+        from lsprotocol import types as lsp
+        from pygls.lsp.client import LanguageClient
+
+        self.lsp = lsp
+        self.ws = ws
+        self.client = LanguageClient("specward-bench", "1.0")
+        self.loop = asyncio.get_running_loop()
+        self.indexed = asyncio.Event()
+        self.index_end: float | None = None
+        self.progress_end_message: str | None = None
+        self.diags: dict[str, tuple[int | None, list, float]] = {}
+        self.waiters: dict[tuple[str, int | None], asyncio.Future] = {}
+        self.publishes = 0
+        self.stderr_tail: collections.deque[str] = collections.deque(maxlen=200)
+        self._stderr_task: asyncio.Task | None = None
+        self.pid: int | None = None
+        c = self.client
+
+        @c.feature(lsp.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+        def on_diagnostics(params: lsp.PublishDiagnosticsParams) -> None:
+            now = time.perf_counter()
+            self.publishes += 1
+            self.diags[params.uri] = (params.version, params.diagnostics, now)
+            if not self.indexed.is_set():
+                self._indexing_done(now)
+            fut = self.waiters.pop((params.uri, params.version), None)
+            if fut is not None and not fut.done():
+                fut.set_result((now, params.diagnostics))
+
+        @c.feature(lsp.WINDOW_WORK_DONE_PROGRESS_CREATE)
+        def on_progress_create(params: lsp.WorkDoneProgressCreateParams) -> None:
+            return None
+
+        @c.feature(lsp.PROGRESS)
+        def on_progress(params: lsp.ProgressParams) -> None:
+            value = params.value
+            kind = value.get("kind") if isinstance(value, dict) else getattr(value, "kind", None)
+            if kind == "end":
+                self.progress_end_message = value.get("message") if isinstance(value, dict) else None
+                self._indexing_done(time.perf_counter())
+
+        @c.feature(lsp.WINDOW_LOG_MESSAGE)
+        def on_log(params) -> None:
+            self.stderr_tail.append(f"logMessage: {params.message}")
+
+        @c.feature(lsp.WINDOW_SHOW_MESSAGE)
+        def on_show(params) -> None:
+            self.stderr_tail.append(f"showMessage: {params.message}")
+
+    def _indexing_done(self, now: float) -> None:
+        if not self.indexed.is_set():
+            self.index_end = now
+            self.indexed.set()
+
+    async def _drain_stderr(self, stream: asyncio.StreamReader) -> None:
+        # the client pipes the server's stderr: read it so a chatty server never blocks
+        while True:
+            line = await stream.readline()
+            if not line:
+                return
+            self.stderr_tail.append(line.decode("utf-8", "replace").rstrip())
+
+    def tail(self) -> str:
+        return "\n".join(list(self.stderr_tail)[-40:])
+
+    async def start(self) -> float:
+        lsp = self.lsp
+        t0 = time.perf_counter()
+        await self.client.start_io(*SERVER_CMD, cwd=str(self.ws))
+        server = self.client._server  # the asyncio subprocess pygls started
+        self.pid = server.pid
+        self._stderr_task = asyncio.create_task(self._drain_stderr(server.stderr))
+        caps = lsp.ClientCapabilities(
+            window=lsp.WindowClientCapabilities(work_done_progress=True),
+            text_document=lsp.TextDocumentClientCapabilities(
+                synchronization=lsp.TextDocumentSyncClientCapabilities(did_save=True),
+                publish_diagnostics=lsp.PublishDiagnosticsClientCapabilities(version_support=True)),
+            workspace=lsp.WorkspaceClientCapabilities(workspace_folders=True),
+            general=lsp.GeneralClientCapabilities(position_encodings=[lsp.PositionEncodingKind.Utf16]),
+        )
+        uri = self.ws.as_uri()
+        await asyncio.wait_for(self.client.initialize_async(lsp.InitializeParams(
+            capabilities=caps, process_id=os.getpid(), root_uri=uri,
+            workspace_folders=[lsp.WorkspaceFolder(uri=uri, name=self.ws.name)])), 60)
+        self.client.initialized(lsp.InitializedParams())
+        return t0
+
+    def expect(self, uri: str, version: int | None) -> asyncio.Future:
+        fut = self.loop.create_future()
+        self.waiters[(uri, version)] = fut
+        return fut
+
+    async def wait(self, fut: asyncio.Future, timeout: float, what: str):
+        try:
+            return await asyncio.wait_for(fut, timeout)
+        except asyncio.TimeoutError:
+            raise BenchError(f"timed out after {timeout:.0f} s waiting for {what}\n"
+                             f"--- server stderr (tail) ---\n{self.tail()}") from None
+
+    async def shutdown(self) -> dict:
+        """Clean shutdown; never leaves a request pending. Returns how it went."""
+        out: dict[str, Any] = {}
+        pending = [f for f in self.client.protocol._request_futures.values() if not f.done()]
+        if pending:
+            await asyncio.wait(pending, timeout=30)
+        out["pending_at_shutdown"] = sum(1 for f in self.client.protocol._request_futures.values() if not f.done())
+        server = self.client._server
+        try:
+            await asyncio.wait_for(self.client.shutdown_async(None), 30)
+            self.client.exit(None)
+            await asyncio.wait_for(self.client.stop(), 30)
+            out["clean"] = True
+        except (asyncio.TimeoutError, Exception) as exc:  # noqa: BLE001
+            out["clean"] = False
+            out["error"] = f"{type(exc).__name__}: {exc}"
+            if server is not None and server.returncode is None:
+                server.kill()  # only the server process this benchmark started
+                await server.wait()
+        out["exit_code"] = server.returncode if server is not None else None
+        if self._stderr_task is not None:
+            try:
+                await asyncio.wait_for(self._stderr_task, 10)
+            except asyncio.TimeoutError:
+                self._stderr_task.cancel()
+        return out
+
+
+async def request_latencies(lsp_: Lsp, method: str, params: Callable[[int], Any], n: int,
+                            accept_error: bool = False, timeout: float = 30.0) -> list[float]:
+    """Send ``n`` requests one after another; the latency of each, in ms. With
+    ``accept_error`` an error reply still counts as a round trip. Add a table row for any
+    request with ``REQUEST_ROWS`` below."""
+    from pygls.exceptions import JsonRpcException
+
+    out = []
+    for i in range(n):
+        p = params(i)
+        t0 = time.perf_counter()
+        try:
+            await asyncio.wait_for(lsp_.client.protocol.send_request_async(method, p), timeout)
+        except JsonRpcException:
+            if not accept_error:
+                raise
+        except asyncio.TimeoutError:
+            raise BenchError(f"{method}: no reply within {timeout:.0f} s") from None
+        out.append((time.perf_counter() - t0) * 1000)
+    return out
+
+
+@dataclass
+class RequestRow:
+    """One request-latency row: ``params(ctx, i)`` builds the i-th request's params, where
+    ctx has ``uri`` (big.ts, open), ``lsp`` (the lsprotocol types module) and
+    ``target_line``/``target_char`` (the position of the edit target's URL)."""
+
+    figure: str
+    method: str
+    params: Callable[[Any, int], Any]
+    target_ms: float | None = None
+    accept_error: bool = False
+
+
+# Add hover/completion/definition rows here, e.g.:
+#   RequestRow("hover p50/p95 on a call", "textDocument/hover",
+#              lambda c, i: c.lsp.HoverParams(c.lsp.TextDocumentIdentifier(c.uri),
+#                                             c.lsp.Position(c.target_line, c.target_char)), 50.0),
+REQUEST_ROWS: list[RequestRow] = [
+    # The JSON-RPC floor: a method no server implements, answered with MethodNotFound.
+    RequestRow("request round-trip floor (unknown method)", "specward/benchPing", lambda c, i: None, None, True),
+]
+
+
+@dataclass
+class EditTarget:
+    line: int
+    start: int  # UTF-16 column of the path text (the file is ASCII)
+    text: str
+
+
+def find_edit_target(text: str) -> EditTarget:
+    lines = text.split("\n")
+    for i, line in enumerate(lines):
+        if generate.EDIT_MARKER in line:
+            for j in range(i + 1, min(i + 6, len(lines))):
+                k = lines[j].find("`" + generate.EDIT_DECLARED + "`")
+                if k >= 0:
+                    return EditTarget(j, k + 1, generate.EDIT_DECLARED)
+    raise BenchError(f"edit target ({generate.EDIT_MARKER}) not found in {generate.BIG_REL}")
+
+
+async def lsp_benchmark(ws: Path, manifest: generate.Manifest, edits: int, requests: int, index_timeout: float,
+                        edit_timeout: float) -> dict:
+    server = Lsp(ws)
+    lsp = server.lsp
+    out: dict[str, Any] = {}
+    try:
+        t0 = await server.start()
+        await server.wait(asyncio.ensure_future(server.indexed.wait()), index_timeout, "the end of indexing")
+        out["ready_s"] = server.index_end - t0
+        out["progress_end"] = server.progress_end_message
+
+        big_path = ws / manifest.big
+        text = big_path.read_text("utf-8")
+        uri = big_path.as_uri()
+        target = find_edit_target(text)
+        fut = server.expect(uri, 1)
+        t_open = time.perf_counter()
+        server.client.text_document_did_open(lsp.DidOpenTextDocumentParams(
+            lsp.TextDocumentItem(uri=uri, language_id="typescript", version=1, text=text)))
+        _, diags = await server.wait(fut, index_timeout, f"publishDiagnostics for {manifest.big} version 1 (didOpen)")
+        out["open_ms"] = (time.perf_counter() - t_open) * 1000
+        out["open_diagnostics"] = len(diags)
+
+        latencies, wrong = [], []
+        current = target.text
+        for i in range(edits):
+            version = 2 + i
+            new = generate.EDIT_UNDECLARED if current == generate.EDIT_DECLARED else generate.EDIT_DECLARED
+            rng = lsp.Range(lsp.Position(target.line, target.start),
+                            lsp.Position(target.line, target.start + len(current)))
+            fut = server.expect(uri, version)
+            t_send = time.perf_counter()
+            server.client.text_document_did_change(lsp.DidChangeTextDocumentParams(
+                text_document=lsp.VersionedTextDocumentIdentifier(uri=uri, version=version),
+                content_changes=[lsp.TextDocumentContentChangePartial(range=rng, text=new)]))
+            t_recv, diags = await server.wait(fut, edit_timeout, f"publishDiagnostics for edit {i + 1} (version {version})")
+            latencies.append((t_recv - t_send) * 1000)
+            current = new
+            on_line = [d for d in diags if d.range.start.line == target.line and str(d.code) == "phantom-api"]
+            if bool(on_line) != (current == generate.EDIT_UNDECLARED):
+                wrong.append(version)
+        out["edit_ms"] = latencies
+        out["edit_wrong_versions"] = wrong
+
+        class Ctx:
+            pass
+
+        ctx = Ctx()
+        ctx.uri, ctx.lsp, ctx.target_line, ctx.target_char = uri, lsp, target.line, target.start
+        out["requests"] = {}
+        for rr in REQUEST_ROWS:
+            out["requests"][rr.figure] = await request_latencies(
+                server, rr.method, lambda i, rr=rr: rr.params(ctx, i), requests, rr.accept_error)
+        out["server_vmhwm_kb"] = vmhwm_kb(server.pid)
+    finally:
+        out["shutdown"] = await server.shutdown()
+    return out
+
+
+# =========================================================================== main
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--files", type=int, default=10_000, help="workspace size (default 10000)")
+    ap.add_argument("--edits", type=int, default=200, help="edits for the edit-latency figure (default 200)")
+    ap.add_argument("--requests", type=int, default=200, help="requests per request-latency row (default 200)")
+    ap.add_argument("--workdir", type=Path, default=HERE / ".work", help="where workspaces live (default bench/.work)")
+    ap.add_argument("--json", type=Path, help="also write the results as JSON to this file")
+    args = ap.parse_args(argv)
+    if args.files < 10 or args.edits < 1 or args.requests < 1:
+        ap.error("--files must be >= 10, --edits and --requests >= 1")
+    try:
+        report = run(args)
+    except BenchError as exc:
+        print(f"benchmark failed: {exc}", file=sys.stderr)
+        return 2
+    print(report.table())
+    for line in report.details.get("notes", []):
+        print(f"  {line}")
+    if args.json:
+        payload = {"args": {k: str(v) if isinstance(v, Path) else v for k, v in vars(args).items()},
+                   "rows": [asdict(r) for r in report.rows], "details": report.details}
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(json.dumps(payload, indent=2) + "\n")
+    return 0
+
+
+def run(args) -> Report:
+    t_start = time.perf_counter()
+    workdir: Path = args.workdir.resolve()
+    workdir.mkdir(parents=True, exist_ok=True)
+    ws, manifest = generate.ensure_workspace(workdir, args.files, log=log)
+    rep = Report()
+    d = rep.details
+    d["workspace"] = str(ws)
+    d["manifest"] = asdict(manifest)
+    d["machine"] = {"python": platform.python_version(), "cpus": os.cpu_count(), "platform": platform.platform()}
+    n = manifest.files
+    # generous, size-scaled timeouts: they only catch a hung benchmark
+    index_timeout = 120 + n * 0.2
+    edit_timeout = 60.0
+
+    # 1. the baseline: pure tree-sitter parsing
+    sources = source_files(ws)
+    total_bytes = sum((ws / r).stat().st_size for r in sources)
+    log(f"pure parse of {len(sources):,} files ...")
+    parse_s = pure_parse_seconds(ws, sources)
+
+    # 2. cold index in a fresh process
+    shutil.rmtree(ws / ".specward", ignore_errors=True)
+    log("cold index (fresh process, no cache) ...")
+    cold = run_index_child(ws, index_timeout)
+    if not (ws / ".specward" / "cache.sqlite").is_file():
+        raise BenchError("the cold index wrote no cache (.specward/cache.sqlite)")
+    if cold["calls"] <= 0:
+        raise BenchError("the index found no HTTP call in the generated workspace")
+
+    # 3. warm start in another fresh process, then the contract re-check in that process
+    api = generate.build_api()
+    removed = next(ep for ep in api.openapi if ep.method == "GET" and ep.openapi_path() == "/users/{userId}")
+    with tempfile.TemporaryDirectory(dir=workdir) as tmp:
+        edited = Path(tmp) / "openapi-edited.yaml"
+        edited.write_text(generate.render_openapi(api, skip=removed), "utf-8")
+        log("warm start (fresh process, cache present) + contract re-check ...")
+        warm = run_index_child(ws, index_timeout, recheck=(manifest.openapi, edited))
+    if warm["calls"] != cold["calls"] or warm["status"] != cold["status"]:
+        raise BenchError(f"warm start found other calls than the cold index: {warm['status']} vs {cold['status']}")
+    if warm["stats"].get("parsed_files", 0) > 0:
+        d.setdefault("notes", []).append(f"warm start re-parsed {warm['stats']['parsed_files']:.0f} file(s): the cache missed")
+    rc = warm["recheck"]
+    if rc["status_restored"] != warm["status"]:
+        raise BenchError(f"restoring the contract did not restore the statuses: {rc['status_restored']} vs {warm['status']}")
+    if rc["status_edited"] == warm["status"]:
+        raise BenchError("removing GET /users/{userId} from the contract changed no call's status")
+
+    # 4. the real server over stdio
+    log(f"LSP: start the server, open {manifest.big}, {args.edits} edits, {args.requests} requests per row ...")
+    live = asyncio.run(lsp_benchmark(ws, manifest, args.edits, args.requests, index_timeout, edit_timeout))
+
+    # ------------------------------------------------------------------ the table
+    st = cold["status"]
+    exp = manifest.expected
+    rep.add("source files", len(sources))
+    rep.add("source bytes", total_bytes, note=f"avg {total_bytes / max(len(sources), 1) / 1024:.1f} KB/file")
+    rep.add("HTTP calls found", cold["calls"], note=f"generator planted {exp['calls']:,}")
+    rep.add("phantom calls", st.get("phantom", 0), note=f"planted {exp['phantom']:,}")
+    rep.add("method-mismatch calls", st.get("method-mismatch", 0), note=f"planted {exp['mismatch']:,}")
+    rep.add("unresolved calls", st.get("unresolved", 0), note="planted 0")
+    rep.add("pure tree-sitter parse", parse_s, "s", note="read + parse, 1 process, baseline")
+    rep.add("cold index", cold["ready_s"], "s", 15.0, also=cold["ready_s"] <= 2 * parse_s,
+            target_text=f"≤ 2× parse ({2 * parse_s:.2f} s)",
+            note=f"fresh process; extract {cold['stats']['extract_s']:.2f} s, link+match {cold['stats']['link_s']:.2f} s")
+    rep.add("warm start", warm["ready_s"], "s", 2.0,
+            note=f"fresh process, cache; link+match {warm['stats']['link_s']:.2f} s")
+    edit = live["edit_ms"]
+    rep.add("edit → diagnostics p50", pct(edit, 50), "ms", note=f"{len(edit)} edits of {manifest.big}")
+    rep.add("edit → diagnostics p95", pct(edit, 95), "ms", 50.0)
+    rep.add("edits whose diagnostics were right", len(edit) - len(live["edit_wrong_versions"]),
+            also=not live["edit_wrong_versions"], target_text=f"= {len(edit)}")
+    for rr in REQUEST_ROWS:
+        lat = live["requests"][rr.figure]
+        rep.add(f"{rr.figure} p50", pct(lat, 50), "ms", note=f"{len(lat)} requests")
+        rep.add(f"{rr.figure} p95", pct(lat, 95), "ms", rr.target_ms)
+    recheck_s = max(rc["remove_s"], rc["restore_s"])
+    rep.add("contract re-check (max of remove/restore)", recheck_s, "s", 1.0,
+            note=f"remove {rc['remove_s']:.2f} s, restore {rc['restore_s']:.2f} s")
+    srv = live.get("server_vmhwm_kb")
+    rep.add("server peak RSS (VmHWM)", srv / 1024 if srv else None, "MB", 400.0)
+    rep.add("cold-index process peak RSS", cold["vmhwm_kb"] / 1024, "MB",
+            note=f"its parser workers: max {cold['children_maxrss_kb'] / 1024:.0f} MB each")
+    sd = live["shutdown"]
+    rep.add("clean server shutdown", "yes" if sd.get("clean") else "no", also=bool(sd.get("clean")) and
+            sd.get("pending_at_shutdown") == 0 and sd.get("exit_code") == 0,
+            target_text="exit 0, no pending request",
+            note=f"exit {sd.get('exit_code')}, {sd.get('pending_at_shutdown')} pending")
+
+    d["parse_s"] = parse_s
+    d["cold"] = cold
+    d["warm"] = warm
+    d["lsp"] = {k: v for k, v in live.items()}
+    notes = d.setdefault("notes", [])
+    notes.insert(0, f"workspace {ws} ({manifest.by_language}); server ready in {live['ready_s']:.2f} s "
+                    f"(warm cache), didOpen → diagnostics {live['open_ms']:.0f} ms; total bench time "
+                    f"{time.perf_counter() - t_start:.0f} s")
+    if cold["contract_findings"]:
+        notes.append(f"contract findings (the generated contracts should be clean): {cold['contract_findings']}")
+    return rep
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
