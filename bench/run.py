@@ -72,7 +72,7 @@ class Row:
     def show_target(self) -> str:
         parts = []
         if self.target is not None:
-            parts.append(f"≤ {Row('', self.target, self.unit).show_value()}")
+            parts.append(f"≤ {self.target:g} {self.unit}".rstrip())
         if self.target_text:
             parts.append(self.target_text)
         return " and ".join(parts) if parts else "—"
@@ -604,7 +604,8 @@ def run(args) -> Report:
     srv = live.get("server_vmhwm_kb")
     rep.add("server peak RSS (VmHWM)", srv / 1024 if srv else None, "MB", 400.0)
     rep.add("cold-index process peak RSS", cold["vmhwm_kb"] / 1024, "MB",
-            note=f"its parser workers: max {cold['children_maxrss_kb'] / 1024:.0f} MB each")
+            note=(f"its parser workers: max {cold['children_maxrss_kb'] / 1024:.0f} MB each"
+                  if cold["children_maxrss_kb"] else "no parser workers below 400 files"))
     sd = live["shutdown"]
     rep.add("clean server shutdown", "yes" if sd.get("clean") else "no", also=bool(sd.get("clean")) and
             sd.get("pending_at_shutdown") == 0 and sd.get("exit_code") == 0,

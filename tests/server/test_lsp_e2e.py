@@ -27,6 +27,11 @@ def workspace(tmp_path: Path) -> Path:
 async def client(lsp_client: LanguageClient, request):
     root: Path = request.getfixturevalue("workspace")
     lsp_client.workspace_root = root
+    lsp_client.registrations = []
+
+    @lsp_client.feature(lsp.CLIENT_REGISTER_CAPABILITY)
+    def register_capability(params: lsp.RegistrationParams):
+        lsp_client.registrations.extend(params.registrations)
     await lsp_client.initialize_session(lsp.InitializeParams(
         capabilities=client_capabilities("visual-studio-code"),
         root_uri=root.as_uri(),
@@ -79,6 +84,9 @@ async def test_indexing_reports_progress(client: LanguageClient):
     assert isinstance(values[0], lsp.WorkDoneProgressBegin)
     reports = [v.message for v in values if isinstance(v, lsp.WorkDoneProgressReport)]
     assert any(m and m.startswith("Indexing ") and " files" in m for m in reports)
+    # and the server asked the client to report file changes too
+    await wait_for(lambda: client.registrations, what="file-watch registration")
+    assert client.registrations[0].method == lsp.WORKSPACE_DID_CHANGE_WATCHED_FILES
 
 
 async def test_edit_adds_then_fix_removes_a_phantom(client: LanguageClient):

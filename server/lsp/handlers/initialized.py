@@ -56,6 +56,26 @@ async def handle(ls, params: lsp.InitializedParams) -> None:
     session.publish_all()
     session.ready.set()
     session.start_watching()
+    await _register_client_watching(ls)
+
+
+WATCH_GLOB = "**/*.{ts,mts,cts,tsx,js,jsx,mjs,cjs,vue,svelte,py,pyi,json,yaml,yml,toml}"
+
+
+async def _register_client_watching(ls) -> None:
+    """Also ask the client to report file changes (useful on file systems inotify cannot
+    watch); events from both sources converge, and unchanged content is ignored."""
+    caps = ls.client_capabilities
+    watched = caps.workspace.did_change_watched_files if caps.workspace else None
+    if not (watched and watched.dynamic_registration):
+        return
+    try:
+        await ls.client_register_capability_async(lsp.RegistrationParams(registrations=[lsp.Registration(
+            id="specward-watched-files", method=lsp.WORKSPACE_DID_CHANGE_WATCHED_FILES,
+            register_options=lsp.DidChangeWatchedFilesRegistrationOptions(
+                watchers=[lsp.FileSystemWatcher(glob_pattern=WATCH_GLOB)]))]))
+    except Exception as exc:  # noqa: BLE001
+        log.info("client did not accept file-watch registration: %s", exc)
 
 
 def _root(ls) -> Path:
