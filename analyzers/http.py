@@ -710,6 +710,11 @@ def finish(path: str, span: Span, call_span: Span, method: str, url: UrlExpr, ba
         return unresolved(f"the URL starts with {_describe(first)}, which specward cannot resolve")
     elif isinstance(first, Arg):
         return unresolved("the URL is a parameter of the enclosing function")
+    if base_len or dropped_base:
+        nxt = seq[base_len] if base_len < len(seq) else None
+        if nxt is not None and not isinstance(nxt, Lit):
+            # base + a whole path only known at run time: `${API}${endpoint}`
+            return unresolved(f"the path after the base is {_describe(nxt)}, which specward cannot resolve")
     full = _render(seq)
     base_text = _render(seq[:base_len])
     host = None
@@ -779,7 +784,9 @@ def _describe(part: Part) -> str:
         return f"`{part.name}`"
     if isinstance(part, Param):
         return f"a dynamic value ({part.name})"
-    return "an unknown value"
+    if isinstance(part, Unknown):
+        return f"a value specward cannot see ({part.why})"
+    return "a parameter of the enclosing function"
 
 
 _DUP_SLASH = re.compile(r"/{2,}")

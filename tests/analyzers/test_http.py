@@ -88,11 +88,13 @@ import { get, remove } from './request';
 export const list = () => get('/users');
 export const drop = (id) => remove(`/users/${id}`);
 export const bad = (slug) => remove(`/articles/${slug}/comments`);
+get(pathFromSomewhere);
 """)
     assert got == [
         "web/users.ts:2 GET /api/users matched",
         "web/users.ts:3 DELETE /api/users/{id} matched",
         "web/users.ts:4 DELETE /api/articles/{slug}/comments method-mismatch",
+        "web/users.ts:5 GET ? unresolved",
     ]
 
 
@@ -128,6 +130,7 @@ fetch(buildUrl('users'));
 fetch(someUrl);
 fetch('https://api.github.com/repos');
 fetch('data.json');
+fetch(`${process.env.API_URL}${endpoint}`);
 app.get('/not-a-call', (req, res) => res.send('express route, not a client call'));
 """)
     assert [g.split(" (")[0] for g in got] == [
@@ -135,8 +138,10 @@ app.get('/not-a-call', (req, res) => res.send('express route, not a client call'
         "web/c.ts:2 GET ? unresolved",
         "web/c.ts:3 GET ? unresolved",
         "web/c.ts:4 GET ? unresolved",
+        "web/c.ts:5 GET ? unresolved",
     ]
     assert "external host api.github.com" in got[2]
+    assert "the path after the base is `endpoint`" in got[4]
 
 
 def test_python_requests_httpx_and_session_wrappers():
