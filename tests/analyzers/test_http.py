@@ -94,7 +94,7 @@ get(pathFromSomewhere);
         "web/users.ts:2 GET /api/users matched",
         "web/users.ts:3 DELETE /api/users/{id} matched",
         "web/users.ts:4 DELETE /api/articles/{slug}/comments method-mismatch",
-        "web/users.ts:5 GET ? unresolved",
+        "web/users.ts:5 GET ? unresolved (the path after the base is `pathFromSomewhere`, which specward cannot resolve)",
     ]
 
 
