@@ -82,6 +82,7 @@ class HttpCall:
     host: str | None = None
     reason: str | None = None
     via: str = ""
+    base_unknown: bool = False  # a leading base was dropped (environment, configuration)
 
 
 @dataclass(slots=True)
@@ -748,7 +749,8 @@ def finish(path: str, span: Span, call_span: Span, method: str, url: UrlExpr, ba
         relative = normalize("/" + template[len(base_path):].lstrip("/"))
     elif dropped_base or base_len:
         relative = template
-    return HttpCall(path, span, call_span, method, template, relative=relative, host=host, via=via)
+    return HttpCall(path, span, call_span, method, template, relative=relative, host=host, via=via,
+                    base_unknown=dropped_base)
 
 
 def _render(parts: Iterable[Part]) -> str:

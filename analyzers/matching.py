@@ -10,7 +10,7 @@ part after the base is tried too.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from difflib import SequenceMatcher
 from typing import Iterable, Literal
 
@@ -21,6 +21,7 @@ from .model import Endpoint, Finding
 Status = Literal["matched", "phantom", "method-mismatch", "unresolved"]
 
 _PARAM = re.compile(r"\{[^{}/]*\}")
+_ASSET = re.compile(r"\.(json|js|mjs|css|map|html?|txt|md|csv|xml|svg|png|jpe?g|gif|webp|ico|woff2?|ttf|wasm|pdf)$", re.I)
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,6 +71,10 @@ class EndpointTable:
         self.endpoints = tuple(endpoints)
         self.base_paths = tuple(b.rstrip("/") for b in base_paths if b.strip("/"))
         self._root = _Node()
+        firsts = {(_segments(full_path(ep)) or [""])[0] for ep in self.endpoints}
+        # when every endpoint lives under one first segment (/api, /v1), that is the API's
+        # namespace: a path outside it is not a call to this API (a page, an asset, ...)
+        self.namespace = next(iter(firsts)) if len(firsts) == 1 and "{" not in next(iter(firsts)) else None
         for ep in self.endpoints:
             self._insert(ep.path, ep)
             if ep.base_path and ep.base_path.strip("/"):
@@ -124,6 +129,18 @@ class EndpointTable:
         for s, child in node.params:
             if s.accepts(seg):
                 self._walk(child, segs, i + 1, out)
+
+    def outside(self, call: HttpCall) -> str | None:
+        """Why a call that matches nothing is not this API's business, or None."""
+        assert call.template is not None
+        last = (_segments(call.template) or [""])[-1]
+        if _ASSET.search(last):
+            return f"{call.template} looks like a static file, not an API endpoint"
+        if self.namespace is not None and not call.base_unknown:
+            paths = [call.template] + ([call.relative] if call.relative else [])
+            if not any((_segments(p) or [""])[0] == self.namespace for p in paths):
+                return f"outside the API: every declared endpoint is under /{self.namespace}"
+        return None
 
     def candidates(self, call: HttpCall) -> list[Endpoint]:
         assert call.template is not None
@@ -214,6 +231,9 @@ def match_call(table: EndpointTable, call: HttpCall) -> CallStatus:
                           data=(("method", call.method), ("template", call.template),
                                 ("declared", tuple(_fmt(ep) for ep in found))))
         return CallStatus(call, "method-mismatch", found[0], finding)
+    why = table.outside(call)
+    if why is not None:
+        return CallStatus(replace(call, reason=why), "unresolved")
     near = table.nearest(call)
     msg = f"{label} is not in the contract"
     if near:

@@ -47,7 +47,7 @@ def analyze(fixture: str, base_paths: tuple[str, ...] = ()) -> list[str]:
             st = match_call(table, call)
             line = idx.position(call.span.start)[0] + 1
             text = f"{path}:{line} {call.method} {call.template or '?'} {st.status}"
-            if call.reason:
-                text += f" ({call.reason})"
+            if st.call.reason:
+                text += f" ({st.call.reason})"
             out.append(text)
     return out

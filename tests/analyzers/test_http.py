@@ -179,3 +179,32 @@ class Api:
         "client/api.py:12 GET /api/users/{user_id} matched",
         "client/api.py:24 GET /orders phantom",
     ]
+
+
+DSL = """
+//- api/shop.dsl.json
+{"version": "1.0", "feature": {"id": "shop", "title": "Shop", "description": "d"}, "models": [],
+ "endpoints": [
+  {"id": "EP-1", "method": "GET", "path": "/api/items", "description": "d", "auth": false, "successStatus": 200, "successDescription": "ok", "errors": []},
+  {"id": "EP-2", "method": "GET", "path": "/api/items/:id", "description": "d", "auth": false, "successStatus": 200, "successDescription": "ok", "errors": []}
+ ]}
+"""
+
+
+def test_static_files_and_paths_outside_the_api_namespace_are_not_phantoms():
+    got = analyze(DSL + """
+//- web/app.ts
+fetch('/locales/en.json');
+fetch('/health');
+fetch('/api/items/7');
+fetch('/api/itemz');
+fetch(`/api/items/${id}/manual.pdf`);
+""")
+    assert [g.split(" (")[0] for g in got] == [
+        "web/app.ts:1 GET /locales/en.json unresolved",
+        "web/app.ts:2 GET /health unresolved",
+        "web/app.ts:3 GET /api/items/7 matched",
+        "web/app.ts:4 GET /api/itemz phantom",
+        "web/app.ts:5 GET /api/items/{id}/manual.pdf unresolved",
+    ]
+    assert "outside the API: every declared endpoint is under /api" in got[1]
