@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 from difflib import SequenceMatcher
+from functools import lru_cache
 from typing import Iterable, Literal
 
 from .codes import CODES
@@ -75,6 +76,17 @@ class EndpointTable:
         # when every endpoint lives under one first segment (/api, /v1), that is the API's
         # namespace: a path outside it is not a call to this API (a page, an asset, ...)
         self.namespace = next(iter(firsts)) if len(firsts) == 1 and "{" not in next(iter(firsts)) else None
+        self._near_cache: dict[tuple, list[Endpoint]] = {}
+        # inverted index for `nearest`: distinctive literal segments (and their first three
+        # letters) -> endpoints; segments most endpoints share (/api, /v1) are left out
+        keys: dict[str, list[Endpoint]] = {}
+        for ep in self.endpoints:
+            for seg in set(_segments(full_path(ep))):
+                if "{" not in seg:
+                    for k in {seg.lower(), seg[:3].lower() + "~"}:
+                        keys.setdefault(k, []).append(ep)
+        common = max(2, len(self.endpoints) // 2)
+        self._by_key = {k: v for k, v in keys.items() if len(v) <= common}
         for ep in self.endpoints:
             self._insert(ep.path, ep)
             if ep.base_path and ep.base_path.strip("/"):
@@ -160,28 +172,45 @@ class EndpointTable:
     def nearest(self, call: HttpCall, limit: int = 3) -> list[Endpoint]:
         """Declared endpoints close to the call's path (segment edit distance)."""
         assert call.template is not None
+        key = (call.template, call.relative, call.method, limit)
+        cached = self._near_cache.get(key)
+        if cached is not None:
+            return cached
         targets = [_segments(call.template)]
         if call.relative and call.relative != call.template:
             targets.append(_segments(call.relative))
+        pool: dict[int, Endpoint] = {}
+        for t in targets:
+            for seg in t:
+                if "{" not in seg:
+                    for k in (seg.lower(), seg[:3].lower() + "~"):
+                        for ep in self._by_key.get(k, ()):
+                            pool[id(ep)] = ep
         scored: list[tuple[float, int, str, Endpoint]] = []
-        for ep in self.endpoints:
+        for ep in pool.values():
             eps = _segments(ep.path)
-            full = _segments(ep.base_path.rstrip("/") + ep.path) if ep.base_path.strip("/") else eps
-            d = min(_distance(t, e) for t in targets for e in (eps, full))
+            full = _segments(full_path(ep))
             limit_d = max(0.5, len(full) / 3)
-            if d <= limit_d:
+            best_d = limit_d + 1
+            for t in targets:
+                for e in (eps, full):
+                    if abs(len(t) - len(e)) <= limit_d:  # the distance is at least the length difference
+                        best_d = min(best_d, _distance(t, e))
+            if best_d <= limit_d:
                 same_method = 0 if call.method in (ep.method, "UNKNOWN") else 1
-                scored.append((d, same_method, endpoint_key(ep), ep))
+                scored.append((best_d, same_method, endpoint_key(ep), ep))
         scored.sort(key=lambda t: (t[0], t[1], t[2]))
-        if not scored:
-            return []
-        best = scored[0][0]
-        closest = [t for t in scored if t[0] <= best]
-        if any(t[1] == 0 for t in closest):
-            closest = [t for t in closest if t[1] == 0]  # same method first
-        return [t[3] for t in closest][:limit]
+        result: list[Endpoint] = []
+        if scored:
+            closest = [t for t in scored if t[0] <= scored[0][0]]
+            if any(t[1] == 0 for t in closest):
+                closest = [t for t in closest if t[1] == 0]  # same method first
+            result = [t[3] for t in closest][:limit]
+        self._near_cache[key] = result
+        return result
 
 
+@lru_cache(maxsize=65536)
 def _seg_cost(a: str, b: str) -> float:
     if a == b:
         return 0.0
