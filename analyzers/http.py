@@ -66,12 +66,24 @@ SCHEME = re.compile(r"^([a-zA-Z][a-zA-Z0-9+.-]*):(//)?")
 MAX_DEPTH = 6
 
 
+def _linker_version() -> str:
+    import hashlib
+    from pathlib import Path
+
+    from .extract import EXTRACTOR_VERSION
+
+    return hashlib.blake2b(Path(__file__).read_bytes() + EXTRACTOR_VERSION.encode(), digest_size=8).hexdigest()
+
+
+LINKER_VERSION = _linker_version()
+
+
 @dataclass(frozen=True, slots=True)
 class HttpCall:
     """One resolved HTTP call. ``template`` is the full path template (scheme and host
     dropped, query dropped) or None when unresolved; ``relative`` is the part after a base
     URL that came from a client or a base constant (None when there was no such base);
-    ``external`` is set when the URL names a host outside the workspace's API."""
+    ``host`` is the host of an absolute URL, and ``reason`` says why a call is unresolved."""
 
     file: str
     span: Span

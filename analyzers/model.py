@@ -2,6 +2,8 @@
 
 Everything here is frozen and built only from str/int/tuple/None, so facts can be
 pickled to worker processes, stored in the SQLite cache and compared for equality.
+(No ``slots``: slotted frozen dataclasses unpickle about twice as slowly, and cold
+indexing moves every file's facts between processes.)
 Positions are byte offsets into the file's UTF-8 bytes (``Span``); only the server's
 ``lsp/convert.py`` (and the CLI's text output, through ``LineIndex``) turns them into
 lines and columns.
@@ -17,7 +19,7 @@ Severity = Literal["error", "warning", "information", "hint"]
 HTTP_METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS", "TRACE")
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class Span:
     """Half-open byte range [start, end) in the file's UTF-8 bytes."""
 
@@ -29,14 +31,14 @@ class Span:
 # A URL as written in code, before cross-file resolution: a tuple of parts.
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class Lit:
     """Literal text, e.g. ``/users/`` or ``https://api.example.com/v1``."""
 
     text: str
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class Ref:
     """A name to resolve later: a module constant, an imported constant, ``config.API``.
 
@@ -48,7 +50,7 @@ class Ref:
     name: str
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class Param:
     """A value only known at run time that fills a path segment: ``${id}``, ``{user_id}``.
 
@@ -58,7 +60,7 @@ class Param:
     name: str
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class Arg:
     """A parameter of the enclosing function (for thin wrappers).
 
@@ -70,7 +72,7 @@ class Arg:
     field: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class Env:
     """An environment value (``process.env.API_URL``, ``import.meta.env.VITE_API``,
     ``os.environ["API"]``, ``os.getenv("API")``): a base URL that cannot be seen statically."""
@@ -78,7 +80,7 @@ class Env:
     name: str
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class Unknown:
     """Something that cannot be resolved statically (a call result, a ternary, ...)."""
 
@@ -92,7 +94,7 @@ UrlExpr = tuple[Part, ...]
 # --------------------------------------------------------------------------- argument values
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class StrVal:
     """A string-like argument (literal, template, f-string, concatenation, identifier)."""
 
@@ -100,7 +102,7 @@ class StrVal:
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class ObjVal:
     """An object literal / dict literal argument (``{ method: 'GET', path }``).
 
@@ -116,7 +118,7 @@ class ObjVal:
         return None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class OtherVal:
     """Any other argument (a function, a number, a call result)."""
 
@@ -129,7 +131,7 @@ ArgVal = Union[StrVal, ObjVal, OtherVal]
 # --------------------------------------------------------------------------- per-file facts
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class CallSite:
     """One call expression that might be an HTTP call, before resolution.
 
@@ -148,7 +150,7 @@ class CallSite:
     scope: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class FunctionDef:
     """A function, method, arrow function bound to a name, or object-literal method.
 
@@ -164,7 +166,7 @@ class FunctionDef:
     name_span: Span
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class ClientDef:
     """A variable bound to an HTTP client instance.
 
@@ -181,7 +183,7 @@ class ClientDef:
     scope: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class Import:
     """``module`` as written (``./config``, ``axios``, ``.config``, ``app.api``); ``name`` is
     the imported export (``default`` for a default import, ``*`` for a namespace import or a
@@ -193,7 +195,7 @@ class Import:
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class Export:
     """An exported binding: ``name`` as importers see it, ``local`` the local binding it
     refers to (``export default api`` -> name ``default``, local ``api``). A re-export
@@ -205,7 +207,7 @@ class Export:
     module: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class Definition:
     """A top-level definition (function, class, variable), for navigation and later checks."""
 
@@ -214,7 +216,7 @@ class Definition:
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class Route:
     """A backend route declaration (Express, FastAPI, ...): ``path`` normalized to ``{param}``."""
 
@@ -224,7 +226,7 @@ class Route:
     framework: str
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class Finding:
     """A diagnostic in analyzer terms. ``code`` is a stable kebab-case code from
     ``analyzers.codes``; ``file`` a workspace-relative posix path; ``data`` carries plain
@@ -238,7 +240,7 @@ class Finding:
     data: tuple[tuple[str, object], ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class FileFacts:
     """Everything the index knows about one source file, from ``extract(path, text)`` alone."""
 
@@ -258,7 +260,7 @@ class FileFacts:
 # --------------------------------------------------------------------------- contracts
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class Endpoint:
     """One declared operation. ``path`` uses ``{param}`` templates and excludes the base
     path; ``base_path`` is the contract's base (``/v1`` from OpenAPI ``servers[0].url``,
@@ -276,7 +278,7 @@ class Endpoint:
     details: tuple[tuple[str, object], ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class Model:
     name: str
     fields: tuple[tuple[str, str], ...]  # (field name, type as written)
@@ -284,7 +286,7 @@ class Model:
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class ContractFacts:
     path: str
     format: Literal["specdsl", "openapi", "unknown"]

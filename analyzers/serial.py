@@ -45,6 +45,21 @@ def _dec(obj: object) -> object:
     return obj
 
 
+def dumps_calls(calls: list) -> bytes:
+    """``HttpCall`` lists, flat (they are read back for every file at a warm start)."""
+    return json.dumps([[c.file, c.span.start, c.span.end, c.call_span.start, c.call_span.end, c.method,
+                        c.template, c.relative, c.host, c.reason, c.via, c.base_unknown] for c in calls],
+                      separators=(",", ":")).encode()
+
+
+def loads_calls(data: bytes) -> list:
+    from .http import HttpCall
+
+    Span = model.Span
+    return [HttpCall(f, Span(s0, s1), Span(c0, c1), m, t, r, h, why, via, bool(bu))
+            for f, s0, s1, c0, c1, m, t, r, h, why, via, bu in json.loads(data)]
+
+
 def dumps(obj: object) -> bytes:
     return json.dumps(_enc(obj), separators=(",", ":")).encode()
 

@@ -8,6 +8,7 @@ dropped and rebuilt, or simply not used: it is never fatal.
 
 from __future__ import annotations
 
+import json
 import logging
 import sqlite3
 import threading
@@ -17,7 +18,7 @@ from specward.analyzers import serial
 
 log = logging.getLogger(__name__)
 
-SCHEMA = 2
+SCHEMA = 3
 
 
 class FactsCache:
@@ -54,8 +55,12 @@ class FactsCache:
         version = db.execute("PRAGMA user_version").fetchone()[0]
         if version != SCHEMA:
             db.execute("DROP TABLE IF EXISTS facts")
+            db.execute("DROP TABLE IF EXISTS links")
             db.execute("CREATE TABLE facts (path TEXT PRIMARY KEY, digest TEXT NOT NULL, "
                        "version TEXT NOT NULL, data BLOB NOT NULL)")
+            # per-file link results, valid while every path they read has the recorded digest
+            db.execute("CREATE TABLE links (path TEXT PRIMARY KEY, version TEXT NOT NULL, "
+                       "deps TEXT NOT NULL, calls BLOB NOT NULL, problems BLOB NOT NULL)")
             db.execute(f"PRAGMA user_version={SCHEMA}")
         db.execute("SELECT count(*) FROM facts").fetchone()  # fails early on a corrupt file
         return db
@@ -64,34 +69,24 @@ class FactsCache:
     def enabled(self) -> bool:
         return self._db is not None
 
-    def load_all(self) -> dict[str, tuple[str, object]]:
-        """path -> (digest, facts) for rows of the current extractor version."""
+    def _read(self, sql: str, args: tuple = ()) -> list:
         if self._db is None:
-            return {}
-        out: dict[str, tuple[str, object]] = {}
+            return []
         try:
             with self._lock:
-                rows = self._db.execute("SELECT path, digest, data FROM facts WHERE version=?",
-                                        (self.version,)).fetchall()
+                return self._db.execute(sql, args).fetchall()
         except sqlite3.DatabaseError as exc:
             log.warning("cache unreadable (%s); rebuilding it", exc)
             self._reset()
-            return {}
-        for path, digest, data in rows:
-            try:
-                out[path] = (digest, serial.loads(data))
-            except Exception as exc:  # a damaged row is dropped, never trusted
-                log.debug("dropping cached row %s: %s", path, exc)
-        return out
+            return []
 
-    def store(self, rows: list[tuple[str, str, object]]) -> None:
+    def _write(self, sql: str, rows: list) -> None:
         if self._db is None or not rows:
             return
         try:
-            payload = [(p, d, self.version, serial.dumps(f)) for p, d, f in rows]
             with self._lock:
                 self._db.execute("BEGIN")
-                self._db.executemany("INSERT OR REPLACE INTO facts VALUES (?,?,?,?)", payload)
+                self._db.executemany(sql, rows)
                 self._db.execute("COMMIT")
         except sqlite3.DatabaseError as exc:
             log.warning("cannot write the cache (%s); continuing without it", exc)
@@ -101,12 +96,51 @@ class FactsCache:
             except sqlite3.DatabaseError:
                 pass
 
+    def digests(self) -> dict[str, str]:
+        """path -> content digest of the facts stored for the current extractor version."""
+        return dict(self._read("SELECT path, digest FROM facts WHERE version=?", (self.version,)))
+
+    def load(self, path: str, digest: str) -> object | None:
+        """The facts of one file, if stored for this exact content; None otherwise."""
+        rows = self._read("SELECT data FROM facts WHERE path=? AND digest=? AND version=?", (path, digest, self.version))
+        if not rows:
+            return None
+        try:
+            return serial.loads(rows[0][0])
+        except Exception as exc:  # a damaged row is dropped, never trusted
+            log.debug("dropping cached row %s: %s", path, exc)
+            return None
+
+    def store(self, rows: list[tuple[str, str, object]]) -> None:
+        """(path, digest, facts) rows."""
+        self.store_encoded([(p, d, serial.dumps(f)) for p, d, f in rows])
+
+    def store_encoded(self, rows: list[tuple[str, str, bytes]]) -> None:
+        self._write("INSERT OR REPLACE INTO facts VALUES (?,?,?,?)", [(p, d, self.version, b) for p, d, b in rows])
+
+    def load_links(self, version: str) -> dict[str, tuple[dict, list, tuple]]:
+        """path -> (deps {path: digest or None}, calls, problems)."""
+        out = {}
+        for path, deps, calls, problems in self._read(
+                "SELECT path, deps, calls, problems FROM links WHERE version=?", (version,)):
+            try:
+                out[path] = (json.loads(deps), serial.loads_calls(calls), serial.loads(problems))
+            except Exception as exc:  # noqa: BLE001 - a damaged row is recomputed
+                log.debug("dropping cached links of %s: %s", path, exc)
+        return out
+
+    def store_links(self, version: str, rows: list[tuple[str, dict, list, tuple]]) -> None:
+        self._write("INSERT OR REPLACE INTO links VALUES (?,?,?,?,?)",
+                    [(p, version, json.dumps(deps, separators=(",", ":")), serial.dumps_calls(calls), serial.dumps(problems))
+                     for p, deps, calls, problems in rows])
+
     def forget(self, paths: list[str]) -> None:
         if self._db is None or not paths:
             return
         try:
             with self._lock:
                 self._db.executemany("DELETE FROM facts WHERE path=?", [(p,) for p in paths])
+                self._db.executemany("DELETE FROM links WHERE path=?", [(p,) for p in paths])
         except sqlite3.DatabaseError as exc:
             log.warning("cannot update the cache: %s", exc)
 

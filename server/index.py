@@ -21,14 +21,15 @@ import multiprocessing
 import os
 import threading
 import time
-from collections import Counter
+from collections import Counter, OrderedDict
 from dataclasses import replace
 from pathlib import Path
 from typing import Callable, Iterable
 
+from specward.analyzers import serial
 from specward.analyzers.contracts import parse_contract
 from specward.analyzers.extract import EXTRACTOR_VERSION, extract
-from specward.analyzers.http import HttpCall, Linker
+from specward.analyzers.http import LINKER_VERSION, HttpCall, Linker
 from specward.analyzers.matching import CallStatus, EndpointTable, endpoint_id, match_call, unused_endpoint_findings
 from specward.analyzers.model import ContractFacts, FileFacts, Finding, Span
 
@@ -63,9 +64,90 @@ def _failed(rel: str, message: str) -> FileFacts:
                      problems=(Finding("file-skipped", "information", message, rel, Span(0, 0)),))
 
 
-def _extract_batch(items: list[tuple[str, str]]) -> list[tuple[str, FileFacts]]:
-    """Worker-process entry point (must be importable at module level)."""
-    return [(rel, _extract_safely(rel, text)) for rel, text in items]
+def _extract_batch(items: list[tuple[str, str]]) -> list[tuple[str, FileFacts, bytes]]:
+    """Worker-process entry point (must be importable at module level). The cache row is
+    encoded here too, so the main process only stores bytes."""
+    out = []
+    for rel, text in items:
+        facts = _extract_safely(rel, text)
+        out.append((rel, facts, serial.dumps(facts)))
+    return out
+
+
+class FactsStore:
+    """rel -> FileFacts without holding every file's facts in memory.
+
+    Facts that are only in memory (just extracted and not yet stored, an unsaved editor
+    buffer, or no cache at all) are *live*; facts stored in the cache are loaded on demand
+    and kept in a small LRU. ``digests`` (owned by the index) says which content each path
+    has, so a lazily loaded row is always the right one."""
+
+    def __init__(self, cache: FactsCache | None, digests: dict[str, str], limit: int = 1024,
+                 recover: Callable[[str], FileFacts | None] | None = None) -> None:
+        self.cache = cache if cache is not None and cache.enabled else None
+        self.digests = digests
+        self.recover = recover
+        self.limit = limit
+        self._live: dict[str, FileFacts] = {}
+        self._lru: OrderedDict[str, FileFacts] = OrderedDict()
+        self._stored: set[str] = set()
+
+    def __contains__(self, rel: object) -> bool:
+        return rel in self._live or rel in self._stored
+
+    def __iter__(self):
+        return iter(sorted(set(self._live) | self._stored))
+
+    def __len__(self) -> int:
+        return len(set(self._live) | self._stored)
+
+    def get(self, rel: str) -> FileFacts | None:
+        facts = self._live.get(rel)
+        if facts is not None:
+            return facts
+        if rel not in self._stored:
+            return None
+        facts = self._lru.get(rel)
+        if facts is not None:
+            self._lru.move_to_end(rel)
+            return facts
+        loaded = self.cache.load(rel, self.digests.get(rel, "")) if self.cache else None
+        if not isinstance(loaded, FileFacts):
+            # a damaged or vanished row: extract the file again rather than lose it
+            loaded = self.recover(rel) if self.recover else None
+            if loaded is None:
+                return None
+        self._lru[rel] = loaded
+        if len(self._lru) > self.limit:
+            self._lru.popitem(last=False)
+        return loaded
+
+    def put_live(self, rel: str, facts: FileFacts) -> None:
+        self._live[rel] = facts
+        self._stored.discard(rel)
+        self._lru.pop(rel, None)
+
+    def mark_stored(self, rels: Iterable[str]) -> None:
+        """These files' current facts are now in the cache: memory may let them go."""
+        if self.cache is None:
+            return
+        for rel in rels:
+            if rel in self._live:
+                del self._live[rel]
+                self._stored.add(rel)
+
+    def known_stored(self, rel: str) -> None:
+        self._stored.add(rel)
+
+    def drop(self, rel: str) -> bool:
+        existed = rel in self
+        self._live.pop(rel, None)
+        self._lru.pop(rel, None)
+        self._stored.discard(rel)
+        return existed
+
+    def live(self, rel: str) -> FileFacts | None:
+        return self._live.get(rel)
 
 
 class WorkspaceIndex:
@@ -79,8 +161,10 @@ class WorkspaceIndex:
         self.config: LoadedConfig = load_config(self.root)
         self.ws = Workspace(self.root, self.config.settings, contract_globs)
         self.cache: FactsCache | None = None
-        self.facts: dict[str, FileFacts] = {}
         self.digests: dict[str, str] = {}
+        self.facts = FactsStore(None, self.digests)
+        self.problems: dict[str, tuple[Finding, ...]] = {}
+        self._dirty_links: set[str] = set()
         self.contracts: dict[str, ContractFacts] = {}
         self.skipped: dict[str, str] = {}
         self.calls: dict[str, list[HttpCall]] = {}
@@ -107,8 +191,10 @@ class WorkspaceIndex:
                 self.cache = FactsCache(self.root, EXTRACTOR_VERSION, self._use_cache and self.settings.cache)
             sources, contracts = self.ws.walk()
             total = len(sources) + len(contracts)
-            cached = self.cache.load_all() if self.cache else {}
-            self.facts.clear(), self.digests.clear(), self.skipped.clear(), self.contracts.clear()
+            cached = self.cache.digests() if self.cache else {}
+            self.digests.clear(), self.skipped.clear(), self.contracts.clear(), self.problems.clear()
+            self.calls.clear(), self.deps.clear(), self.rdeps.clear(), self.statuses.clear(), self.used.clear()
+            self.facts = FactsStore(self.cache, self.digests, recover=self._recover)
             todo: list[tuple[str, str, str]] = []
             done = 0
             for rel in sources:
@@ -117,10 +203,9 @@ class WorkspaceIndex:
                     self.skipped[rel] = ft.reason or "skipped"
                     done += 1
                     continue
-                hit = cached.get(rel)
-                if hit is not None and hit[0] == ft.digest and isinstance(hit[1], FileFacts):
-                    self.facts[rel] = hit[1]
-                    self.digests[rel] = ft.digest
+                self.digests[rel] = ft.digest
+                if cached.get(rel) == ft.digest:
+                    self.facts.known_stored(rel)  # loaded only if some file must be re-linked
                     done += 1
                 else:
                     todo.append((rel, ft.digest, ft.text))
@@ -129,33 +214,81 @@ class WorkspaceIndex:
             self.stats["cached_files"] = float(done)
             self.stats["parsed_files"] = float(len(todo))
             t1 = time.perf_counter()
-            new_rows = []
-            for rel, digest, facts in self._extract_many(todo, lambda n: progress and progress(done + n, total)):
-                self.facts[rel] = facts
-                self.digests[rel] = digest
-                new_rows.append((rel, digest, facts))
+            fresh: set[str] = set()
+            encoded = []
+            for rel, digest, facts, blob in self._extract_many(todo, lambda n: progress and progress(done + n, total)):
+                self.facts.put_live(rel, facts)
+                fresh.add(rel)
+                if blob is not None:
+                    encoded.append((rel, digest, blob))
             self.stats["extract_s"] = time.perf_counter() - t1
             if self.cache:
-                stale = [p for p in cached if p not in self.facts]
-                self.cache.forget(stale)
-                self.cache.store(new_rows)
+                self.cache.forget([p for p in cached if p not in self.digests])
+                self.cache.store_encoded(encoded)
+                self.cache.store([(r, self.digests[r], self.facts.live(r)) for r in fresh
+                                  if r not in {e[0] for e in encoded}])
             for rel in contracts:
                 self._load_contract(rel, self.ws.read(rel))
             if progress:
                 progress(total, total)
             t2 = time.perf_counter()
             self._rebuild_table()
-            self._link(list(self.facts))
+            relink = self._reuse_links(fresh)
+            self.stats["relinked_files"] = float(len(relink))
+            self._link(relink)
+            self._flush_links()
+            self.facts.mark_stored(fresh)
             self._rematch(list(self.calls))
             self.stats["link_s"] = time.perf_counter() - t2
             self.stats["build_s"] = time.perf_counter() - t0
 
+    def _recover(self, rel: str) -> FileFacts | None:
+        ft = self.ws.read(rel)
+        if ft.text is None or ft.digest != self.digests.get(rel):
+            return None
+        log.info("re-extracting %s: its cached facts were unusable", rel)
+        facts = _extract_safely(rel, ft.text)
+        if self.cache:
+            self.cache.store([(rel, ft.digest, facts)])
+        return facts
+
+    def _reuse_links(self, fresh: set[str]) -> list[str]:
+        """Take cached link results whose every dependency is unchanged; return the files
+        that must be linked again."""
+        cached = self.cache.load_links(LINKER_VERSION) if self.cache else {}
+        relink = []
+        digests = self.digests
+        for rel in self.facts:
+            row = cached.get(rel)
+            if row is None or rel in fresh or any(digests.get(d) != dg for d, dg in row[0].items()):
+                relink.append(rel)
+                continue
+            deps, calls, problems = row
+            self.calls[rel] = calls
+            self.deps[rel] = set(deps)
+            if problems:
+                self.problems[rel] = problems
+            for dep in deps:
+                self.rdeps.setdefault(dep, set()).add(rel)
+        return relink
+
+    def _flush_links(self) -> None:
+        if not self.cache or not self._dirty_links:
+            return
+        rows = []
+        for rel in self._dirty_links:
+            if rel in self.calls and rel in self.digests and self.facts.live(rel) is None:
+                rows.append((rel, {d: self.digests.get(d) for d in self.deps.get(rel, ())},
+                             self.calls[rel], self.problems.get(rel, ())))
+        self.cache.store_links(LINKER_VERSION, rows)
+        self._dirty_links.clear()
+
     def _extract_many(self, todo: list[tuple[str, str, str]], progress: Callable[[int], None]
-                      ) -> Iterable[tuple[str, str, FileFacts]]:
+                      ) -> Iterable[tuple[str, str, FileFacts, bytes | None]]:
         digests = {rel: d for rel, d, _ in todo}
         if len(todo) < PARALLEL_THRESHOLD or self.workers < 2:
             for i, (rel, digest, text) in enumerate(todo, 1):
-                yield rel, digest, _extract_safely(rel, text)
+                yield rel, digest, _extract_safely(rel, text), None
                 if i % BATCH == 0:
                     progress(i)
             progress(len(todo))
@@ -179,16 +312,16 @@ class WorkspaceIndex:
                         retry.extend([[item] for item in batch] if len(batch) > 1 else [])
                         if len(batch) == 1:
                             rel = batch[0][0]
-                            yield rel, digests[rel], _failed(rel, f"the parser crashed on this file ({exc})")
+                            yield rel, digests[rel], _failed(rel, f"the parser crashed on this file ({exc})"), None
                         continue
-                    for rel, facts in results:
-                        yield rel, digests[rel], facts
+                    for rel, facts, blob in results:
+                        yield rel, digests[rel], facts, blob
                     finished += len(batch)
                     progress(finished)
             pending = retry
         for batch in pending:
             for rel, _ in batch:
-                yield rel, digests[rel], _failed(rel, "the parser crashed on this file")
+                yield rel, digests[rel], _failed(rel, "the parser crashed on this file"), None
 
     def _load_contract(self, rel: str, ft: FileText) -> None:
         if ft.text is None:
@@ -214,8 +347,10 @@ class WorkspaceIndex:
                 s = self.rdeps.get(dep)
                 if s is not None:
                     s.discard(rel)
-            if rel not in self.facts:
+            facts = self.facts.get(rel)
+            if facts is None:
                 self.calls.pop(rel, None)
+                self.problems.pop(rel, None)
                 continue
             try:
                 calls, deps = linker.link_file(rel)
@@ -224,6 +359,11 @@ class WorkspaceIndex:
                 calls, deps = [], {rel}
             self.calls[rel] = calls
             self.deps[rel] = deps
+            self._dirty_links.add(rel)
+            if facts.problems:
+                self.problems[rel] = facts.problems
+            else:
+                self.problems.pop(rel, None)
             for dep in deps:
                 self.rdeps.setdefault(dep, set()).add(rel)
 
@@ -272,7 +412,7 @@ class WorkspaceIndex:
     def _update_source(self, rel: str, text: str | None) -> set[str]:
         old_unused = {f.span for f in self.unused}
         if text is None:
-            existed = self.facts.pop(rel, None) is not None
+            existed = self.facts.drop(rel)
             self.digests.pop(rel, None)
             if not existed:
                 return {rel}
@@ -281,7 +421,7 @@ class WorkspaceIndex:
             if self.digests.get(rel) == digest and rel in self.facts:
                 return set()
             self.skipped.pop(rel, None)
-            self.facts[rel] = _extract_safely(rel, text)
+            self.facts.put_live(rel, _extract_safely(rel, text))
             self.digests[rel] = digest
         affected = {rel} | self.rdeps.get(rel, set())
         self._link(affected)
@@ -300,22 +440,25 @@ class WorkspaceIndex:
         self._rematch(paths)
         return set(paths) | set(self.contracts) | {rel}
 
-    def persist(self, rels: Iterable[str]) -> None:
-        """Write the current facts of these files to the cache (after saves on disk)."""
-        if self.cache is None:
+    def persist(self, rels: Iterable[str], disk: bool = True) -> None:
+        """The files' current facts match the disk: store them (and pending link results)."""
+        if self.cache is None or not self.cache.enabled:
             return
         with self.lock:
-            rows = [(r, self.digests[r], self.facts[r]) for r in rels if r in self.facts and r in self.digests]
-        self.cache.store(rows)
+            rows = []
+            for r in rels:
+                facts = self.facts.live(r)
+                if facts is not None and r in self.digests:
+                    rows.append((r, self.digests[r], facts))
+            self.cache.store(rows)
+            self.facts.mark_stored(r for r, _, _ in rows)
+            self._flush_links()
 
     # ================================================================== queries
     def findings(self, rel: str) -> list[Finding]:
         """All findings of one file, with configured severities applied."""
         with self.lock:
-            out: list[Finding] = []
-            facts = self.facts.get(rel)
-            if facts is not None:
-                out.extend(facts.problems)
+            out: list[Finding] = list(self.problems.get(rel, ()))
             for st in self.statuses.get(rel, ()):
                 if st.finding is not None:
                     out.append(st.finding)
@@ -339,7 +482,7 @@ class WorkspaceIndex:
 
     def all_findings(self) -> list[Finding]:
         with self.lock:
-            paths = set(self.statuses) | set(self.contracts) | {p for p, f in self.facts.items() if f.problems}
+            paths = set(self.statuses) | set(self.contracts) | set(self.problems)
             if self.config.source is not None and self.config.problems:
                 paths.add(self.config.source.relative_to(self.root).as_posix())
             out = []
