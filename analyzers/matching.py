@@ -25,12 +25,22 @@ _PARAM = re.compile(r"\{[^{}/]*\}")
 _ASSET = re.compile(r"\.(json|js|mjs|css|map|html?|txt|md|csv|xml|svg|png|jpe?g|gif|webp|ico|woff2?|ttf|wasm|pdf)$", re.I)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(eq=False)
 class CallStatus:
+    """A call and what the contracts say about it. The ``phantom-api`` finding (with its
+    nearest endpoints, the costly part) is computed when first asked for."""
+
     call: HttpCall
     status: Status
     endpoint: Endpoint | None = None
-    finding: Finding | None = None
+    _finding: Finding | None = None
+    _table: "EndpointTable | None" = None
+
+    @property
+    def finding(self) -> Finding | None:
+        if self._finding is None and self.status == "phantom" and self._table is not None:
+            self._finding = phantom_finding(self._table, self.call)
+        return self._finding
 
 
 def endpoint_key(ep: Endpoint) -> str:
@@ -54,6 +64,11 @@ class _Seg:
 
     def accepts(self, seg: str) -> bool:
         return self.any or bool(self.pattern and self.pattern.match(seg))
+
+
+@lru_cache(maxsize=4096)
+def _seg(text: str) -> _Seg:
+    return _Seg(text)
 
 
 class _Node:
@@ -102,7 +117,7 @@ class EndpointTable:
                         break
                 else:
                     child = _Node()
-                    node.params.append((_Seg(seg), child))
+                    node.params.append((_seg(seg), child))
                     node = child
             else:
                 node = node.lit.setdefault(seg, _Node())
@@ -127,7 +142,7 @@ class EndpointTable:
             return
         seg = segs[i]
         if "{" in seg:
-            call_seg = _Seg(seg)
+            call_seg = _seg(seg)
             for text, child in node.lit.items():
                 if call_seg.accepts(text):
                     self._walk(child, segs, i + 1, out)
@@ -263,14 +278,19 @@ def match_call(table: EndpointTable, call: HttpCall) -> CallStatus:
     why = table.outside(call)
     if why is not None:
         return CallStatus(replace(call, reason=why), "unresolved")
+    return CallStatus(call, "phantom", None, None, table)
+
+
+def phantom_finding(table: EndpointTable, call: HttpCall) -> Finding:
+    assert call.template is not None
+    label = call.template if call.method == "UNKNOWN" else f"{call.method} {call.template}"
     near = table.nearest(call)
     msg = f"{label} is not in the contract"
     if near:
         msg += f" (nearest: {', '.join(_fmt(ep) for ep in near[:2])})"
-    finding = Finding("phantom-api", CODES["phantom-api"].severity, msg, call.file, call.span,
-                      data=(("method", call.method), ("template", call.template),
-                            ("nearest", tuple(_fmt(ep) for ep in near))))
-    return CallStatus(call, "phantom", None, finding)
+    return Finding("phantom-api", CODES["phantom-api"].severity, msg, call.file, call.span,
+                   data=(("method", call.method), ("template", call.template),
+                         ("nearest", tuple(_fmt(ep) for ep in near))))
 
 
 def unused_endpoint_findings(endpoints: Iterable[Endpoint], used: set[tuple[str, str, str]]) -> list[Finding]:

@@ -225,8 +225,8 @@ class WorkspaceIndex:
             if self.cache:
                 self.cache.forget([p for p in cached if p not in self.digests])
                 self.cache.store_encoded(encoded)
-                self.cache.store([(r, self.digests[r], self.facts.live(r)) for r in fresh
-                                  if r not in {e[0] for e in encoded}])
+                done_encoding = {e[0] for e in encoded}
+                self.cache.store([(r, self.digests[r], self.facts.live(r)) for r in fresh if r not in done_encoding])
             for rel in contracts:
                 self._load_contract(rel, self.ws.read(rel))
             if progress:
@@ -236,8 +236,8 @@ class WorkspaceIndex:
             relink = self._reuse_links(fresh)
             self.stats["relinked_files"] = float(len(relink))
             self._link(relink)
-            self._flush_links()
             self.facts.mark_stored(fresh)
+            self._flush_links()
             self._rematch(list(self.calls))
             self.stats["link_s"] = time.perf_counter() - t2
             self.stats["build_s"] = time.perf_counter() - t0
