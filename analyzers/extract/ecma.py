@@ -251,14 +251,16 @@ class EcmaCollector:
 
     # ------------------------------------------------------------------ one program
 
-    def add(self, src: bytes, grammar: str, base: int = 0) -> None:
-        """Parse ``src`` with ``grammar`` and collect its facts, spans shifted by ``base``."""
-        _Program(self, src, grammar, base).run()
+    def add(self, src: bytes, grammar: str, base: int = 0, key: str | None = None) -> None:
+        """Parse ``src`` with ``grammar`` and collect its facts, spans shifted by ``base``.
+        ``key`` (the path) lets the parser re-parse incrementally from the last tree."""
+        _Program(self, src, grammar, base, key).run()
 
 
 class _Program:
-    def __init__(self, out: EcmaCollector, src: bytes, grammar: str, base: int) -> None:
+    def __init__(self, out: EcmaCollector, src: bytes, grammar: str, base: int, key: str | None = None) -> None:
         self.out = out
+        self.key = key
         self.src = src
         self.grammar = grammar
         self.base = base
@@ -628,7 +630,7 @@ class _Program:
 
     def run(self) -> None:
         out = self.out
-        tree = languages.parser(self.grammar).parse(self.src)
+        tree = languages.parse(self.grammar, self.src, self.key)
         root = tree.root_node
         g = self.grammar
         extra = "ecma-top-javascript.scm" if g == "javascript" else "ecma-top-typescript.scm"
@@ -1111,7 +1113,7 @@ def extract_ecma(path: str, text: str, grammar: str) -> FileFacts:
     ``typescript`` or ``tsx``). Never raises; on an internal error returns what it has."""
     out = EcmaCollector()
     try:
-        out.add(text.encode("utf-8"), grammar, 0)
+        out.add(text.encode("utf-8"), grammar, 0, key=path)
     except Exception:  # noqa: BLE001 - extraction must never take the server down
         pass
     try:

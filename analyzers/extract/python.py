@@ -47,7 +47,7 @@ from string import Formatter
 
 from tree_sitter import QueryCursor
 
-from ..languages import parser, query
+from ..languages import parse, query
 from ..model import (
     Arg,
     CallSite,
@@ -241,7 +241,7 @@ class _Extractor:
     def __init__(self, path: str, text: str) -> None:
         self.path = path
         self.src = text.encode("utf-8", "surrogatepass")
-        self.tree = parser("python").parse(self.src)
+        self.tree = parse("python", self.src, path)
         self.scopes: list[_Scope] = []
         self.starts: list[int] = []
         self.module = _ModuleNames()

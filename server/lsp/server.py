@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import logging
 import sys
 
@@ -35,4 +36,6 @@ def run_stdio(log_file: str | None = None) -> None:
     logging.basicConfig(level=logging.INFO, handlers=handlers,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     logging.getLogger("pygls").setLevel(logging.WARNING)
+    # fewer young-generation collections while a keystroke's facts are built
+    gc.set_threshold(10_000, 20, 20)
     create_server().start_io()

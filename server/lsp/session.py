@@ -44,6 +44,7 @@ class Session:
         self.snapshots: dict[str, tuple[int | None, str]] = {}  # rel -> (version, text) last analyzed
         self.pending: set[str] = set()
         self.published: dict[str, tuple] = {}
+        self._lines: dict[str, tuple[tuple[int, int], LineIndex]] = {}
         self.watcher: DiskWatcher | None = None
         self.encoding = convert.encoding_name(server.workspace.position_encoding)
 
@@ -111,7 +112,8 @@ class Session:
 
     # ------------------------------------------------------------------ publishing
     def publish(self, rels: set[str]) -> None:
-        for rel in sorted(rels):
+        # open documents first: the one being edited is what the user is waiting for
+        for rel in sorted(rels, key=lambda r: (r not in self.open, r)):
             try:
                 self._publish_one(rel)
             except Exception:  # noqa: BLE001
@@ -130,10 +132,7 @@ class Session:
             index = LineIndex.of_text(text)
         else:
             version = None
-            try:
-                index = LineIndex((self.root / rel).read_bytes())
-            except OSError:
-                index = LineIndex(b"")
+            index = self._disk_lines(rel)
         diags = [convert.diagnostic(f, index, self.encoding) for f in findings]
         self.server.text_document_publish_diagnostics(
             lsp.PublishDiagnosticsParams(uri=self.uri_of(rel), version=version, diagnostics=diags))
@@ -141,6 +140,22 @@ class Session:
             self.published[rel] = (key, version)
         else:
             self.published.pop(rel, None)
+
+    def _disk_lines(self, rel: str) -> LineIndex:
+        """Line index of a file as on disk, reused while its size and mtime are unchanged."""
+        path = self.root / rel
+        try:
+            st = path.stat()
+            key = (st.st_mtime_ns, st.st_size)
+            hit = self._lines.get(rel)
+            if hit is not None and hit[0] == key:
+                return hit[1]
+            index = LineIndex(path.read_bytes())
+        except OSError:
+            self._lines.pop(rel, None)
+            return LineIndex(b"")
+        self._lines[rel] = (key, index)
+        return index
 
     def publish_all(self) -> None:
         rels = {f.file for f in self.index.all_findings()} | set(self.published)
