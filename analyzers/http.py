@@ -78,7 +78,7 @@ def _linker_version() -> str:
 LINKER_VERSION = _linker_version()
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class HttpCall:
     """One resolved HTTP call. ``template`` is the full path template (scheme and host
     dropped, query dropped) or None when unresolved; ``relative`` is the part after a base

@@ -1,8 +1,9 @@
 """The SQLite cache of per-file facts, keyed by content hash and extractor version.
 
 It lives inside the workspace (``.specward/cache.sqlite``, ignored by git through its own
-``.gitignore``) because specward never writes outside the workspace. Rows are JSON of
-plain data (``analyzers.serial``), never pickle. A corrupt, locked or unwritable cache is
+``.gitignore``) because specward never writes outside the workspace. Rows are decoded by
+``analyzers.serial``'s restricted unpickler, which builds analyzer dataclasses and nothing
+else, so a planted cache cannot run code. A corrupt, locked or unwritable cache is
 dropped and rebuilt, or simply not used: it is never fatal.
 """
 
@@ -124,14 +125,14 @@ class FactsCache:
         for path, deps, calls, problems in self._read(
                 "SELECT path, deps, calls, problems FROM links WHERE version=?", (version,)):
             try:
-                out[path] = (json.loads(deps), serial.loads_calls(calls), serial.loads(problems))
+                out[path] = (json.loads(deps), list(serial.loads(calls)), serial.loads(problems))
             except Exception as exc:  # noqa: BLE001 - a damaged row is recomputed
                 log.debug("dropping cached links of %s: %s", path, exc)
         return out
 
     def store_links(self, version: str, rows: list[tuple[str, dict, list, tuple]]) -> None:
         self._write("INSERT OR REPLACE INTO links VALUES (?,?,?,?,?)",
-                    [(p, version, json.dumps(deps, separators=(",", ":")), serial.dumps_calls(calls), serial.dumps(problems))
+                    [(p, version, json.dumps(deps, separators=(",", ":")), serial.dumps(list(calls)), serial.dumps(tuple(problems)))
                      for p, deps, calls, problems in rows])
 
     def forget(self, paths: list[str]) -> None:

@@ -64,14 +64,11 @@ def _failed(rel: str, message: str) -> FileFacts:
                      problems=(Finding("file-skipped", "information", message, rel, Span(0, 0)),))
 
 
-def _extract_batch(items: list[tuple[str, str]]) -> list[tuple[str, FileFacts, bytes]]:
-    """Worker-process entry point (must be importable at module level). The cache row is
-    encoded here too, so the main process only stores bytes."""
-    out = []
-    for rel, text in items:
-        facts = _extract_safely(rel, text)
-        out.append((rel, facts, serial.dumps(facts)))
-    return out
+def _extract_batch(items: list[tuple[str, str]]) -> list[tuple[str, bytes]]:
+    """Worker-process entry point (must be importable at module level). Returns each
+    file's facts encoded once: the bytes go to the cache as they are, and the main process
+    decodes them for linking."""
+    return [(rel, serial.dumps(_extract_safely(rel, text))) for rel, text in items]
 
 
 class FactsStore:
@@ -314,8 +311,8 @@ class WorkspaceIndex:
                             rel = batch[0][0]
                             yield rel, digests[rel], _failed(rel, f"the parser crashed on this file ({exc})"), None
                         continue
-                    for rel, facts, blob in results:
-                        yield rel, digests[rel], facts, blob
+                    for rel, blob in results:
+                        yield rel, digests[rel], serial.loads(blob), blob
                     finished += len(batch)
                     progress(finished)
             pending = retry

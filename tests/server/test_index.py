@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import pickle
 import shutil
 import sqlite3
 from pathlib import Path
@@ -85,18 +87,27 @@ def test_cache_rows_from_another_extractor_version_are_ignored(ws: Path):
     assert idx.stats["parsed_files"] == 6
 
 
-def test_tampered_cache_row_is_dropped_not_trusted(ws: Path):
+def test_planted_cache_row_cannot_run_code(ws: Path, tmp_path: Path):
+    """A pickle that would call os.system is refused: the row is dropped and re-extracted."""
     WorkspaceIndex(ws).build()
+    marker = tmp_path / "pwned"
+
+    class Evil:
+        def __reduce__(self):
+            return (os.system, (f"touch {marker}",))
+
     db = sqlite3.connect(ws / ".specward" / "cache.sqlite", isolation_level=None)
-    db.execute("""UPDATE facts SET data='{"$":"os.system","v":["echo pwned"]}' WHERE path='scripts/sync_users.py'""")
+    db.execute("UPDATE facts SET data=? WHERE path='scripts/sync_users.py'", (pickle.dumps(Evil()),))
+    db.execute("UPDATE links SET calls=?", (pickle.dumps(Evil()),))
     db.close()
     idx = WorkspaceIndex(ws)
     idx.build()
-    assert phantoms(idx, "scripts/sync_users.py")  # link results are still valid
+    assert not marker.exists()
+    assert phantoms(idx, "scripts/sync_users.py")  # links were recomputed
     facts = idx.facts.get("scripts/sync_users.py")  # the damaged row is re-extracted from disk
     assert facts is not None and any(c.callee == "requests.get" for c in facts.calls)
-    assert isinstance(idx.cache.load("scripts/sync_users.py", idx.digests["scripts/sync_users.py"]),
-                      type(facts))
+    assert isinstance(idx.cache.load("scripts/sync_users.py", idx.digests["scripts/sync_users.py"]), type(facts))
+    assert not marker.exists()
 
 
 def test_editing_a_constant_rechecks_importers(ws: Path):
