@@ -16,6 +16,7 @@ one bad file: the file is recorded as skipped or gets a finding.
 from __future__ import annotations
 
 import concurrent.futures as cf
+import gc
 import logging
 import multiprocessing
 import os
@@ -180,6 +181,17 @@ class WorkspaceIndex:
     # ================================================================== building
     def build(self, progress: Progress | None = None) -> None:
         """Index the whole workspace (cold, or warm from the cache)."""
+        # building allocates millions of long-lived objects: the cyclic collector would scan
+        # them again and again for nothing (facts hold no cycles), so it pauses meanwhile
+        enabled = gc.isenabled()
+        gc.disable()
+        try:
+            self._build(progress)
+        finally:
+            if enabled:
+                gc.enable()
+
+    def _build(self, progress: Progress | None) -> None:
         t0 = time.perf_counter()
         with self.lock:
             self.config = load_config(self.root)
