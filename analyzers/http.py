@@ -421,15 +421,13 @@ class Linker:
                 cpath, cdef = client
                 base = self.resolve_expr(cpath, cdef.base, cdef.scope) if cdef.base else None
                 return _Target(cdef.kind, verb=verb, base=base)
-            if receiver in ("this.http", "this.httpClient", "this._http") and verb in VERBS | {"request": 1}:
+            if receiver in ("this.http", "this.httpClient", "this._http") and (verb in VERBS or verb == "request"):
                 return _Target("angular", verb=verb)
         # 3. a library, imported or global
         kind = None
         imp = idx.imports.get(head)
         if imp is not None:
             kind = LIB_MODULES.get(imp.module)
-            if kind is None and imp.module.startswith("@angular/common"):
-                kind = None
             if kind == "hook" or kind == "swr":
                 return _Target("hook", verb=last) if last in HOOKS or imp.name in HOOKS else None
         elif idx.facts.language != "python" and head in GLOBALS:
@@ -479,9 +477,14 @@ class Linker:
             if isinstance(first, ObjVal):
                 url_val = first.get("url") or first.get("path")
                 method = _method_from_value(first.get("method")) or "GET"
-            else:
+            elif isinstance(first, StrVal):
+                resolved = self.resolve_expr(idx.facts.path, first.expr, site.scope)
+                if len(resolved) == 1 and isinstance(resolved[0], (Ref, Unknown, Arg)):
+                    return None  # `useRequest(loadUsers)`: a service function, not a URL
                 url_val = first
                 method = "GET"
+            else:
+                return None  # a service function or a computed key: not a URL
             via = verb or "hook"
         elif verb in VERBS:
             method = VERBS[verb]
@@ -523,7 +526,7 @@ class Linker:
             path = _join_base(base, path)
             base_len = len(base)
         else:
-            base_len = _leading_base_len(url_val.expr, path, self, idx, site.scope)
+            base_len = _leading_base_len(url_val.expr, self, idx, site.scope)
         return path, base_len, method, via
 
     def _classify(self, idx: "_FileIndex", site: CallSite) -> HttpCall | None:
@@ -685,8 +688,7 @@ def _join_base(base: UrlExpr, path: UrlExpr) -> UrlExpr:
     return base + path
 
 
-def _leading_base_len(original: UrlExpr, resolved: UrlExpr, linker: Linker, idx: _FileIndex,
-                      scope: str | None) -> int:
+def _leading_base_len(original: UrlExpr, linker: Linker, idx: _FileIndex, scope: str | None) -> int:
     """When the URL starts with a reference (``${API_ROOT}/x``), the parts that reference
     resolved to form the base."""
     if original and isinstance(original[0], (Ref, Env)):
@@ -812,9 +814,3 @@ def normalize(path: str) -> str:
     if len(path) > 1 and path.endswith("/"):
         path = path.rstrip("/") or "/"
     return path
-
-
-def link_all(paths: Iterable[str], lookup: Callable[[str], FileFacts | None]
-             ) -> dict[str, tuple[list[HttpCall], set[str]]]:
-    linker = Linker(lookup)
-    return {p: linker.link_file(p) for p in paths}

@@ -208,3 +208,29 @@ fetch(`/api/items/${id}/manual.pdf`);
         "web/app.ts:5 GET /api/items/{id}/manual.pdf unresolved",
     ]
     assert "outside the API: every declared endpoint is under /api" in got[1]
+
+
+def test_hooks_and_generated_clients():
+    got = analyze(CONTRACT + """
+//- web/hooks.tsx
+import useSWR from 'swr';
+import { useRequest } from 'ahooks';
+export function Users() {
+  const { data } = useSWR('/api/users');
+  const one = useSWR(`/api/users/${id}/avatar`);
+  const svc = useRequest(loadUsers);
+  return null;
+}
+//- web/gen.ts
+export class Api {
+  request({ path, method }) { return fetch(path, { method }); }
+  deleteUser(id) { return this.request({ path: `/api/users/${id}`, method: 'DELETE' }); }
+  patchUser(id) { return this.request({ path: `/api/users/${id}`, method: 'PATCH' }); }
+}
+""")
+    assert got == [
+        "web/gen.ts:3 DELETE /api/users/{id} matched",
+        "web/gen.ts:4 PATCH /api/users/{id} method-mismatch",
+        "web/hooks.tsx:4 GET /api/users matched",
+        "web/hooks.tsx:5 GET /api/users/{id}/avatar phantom",
+    ]
