@@ -119,8 +119,11 @@ def load_config(root: Path) -> LoadedConfig:
             problems = []
             for err in exc.errors():
                 loc = [str(x) for x in err["loc"]]
+                # the deepest key of the error's location that the file spells out
+                spans = [_key_span(text, k) for k in reversed(loc)] + [_key_span(text, "specward")]
+                span = next((sp for sp in spans if sp != Span(0, 0)), Span(0, 0))
                 key = loc[0] if loc else "specward"
-                problems.append(_problem(rel, _key_span(text, key),
+                problems.append(_problem(rel, span,
                                          f"invalid setting {'.'.join(loc) or key}: {err['msg']}; using defaults"))
             return LoadedConfig(Settings(), path, problems)
     return LoadedConfig(Settings())

@@ -176,3 +176,19 @@ async def test_watched_files_notification_and_vanishing_files(client: LanguageCl
     client.workspace_did_change_watched_files(lsp.DidChangeWatchedFilesParams(changes=[
         lsp.FileEvent(uri=profile.as_uri(), type=lsp.FileChangeType.Deleted)]))
     await wait_for(lambda: codes(client, root, "web/src/features/profile.ts") == [], what="deleted file cleared")
+
+
+async def test_config_changes_are_applied_and_invalid_config_reported(client: LanguageClient):
+    root = client.workspace_root
+    await wait_for(lambda: codes(client, root, "web/src/features/profile.ts"), what="initial index")
+    (root / "specward.toml").write_text('[severity]\nphantom-api = "warning"\n')
+    profile = (root / "web/src/features/profile.ts").as_uri()
+    await wait_for(lambda: any(d.code == "phantom-api" and d.severity == lsp.DiagnosticSeverity.Warning
+                               for d in client.diagnostics.get(profile, [])), what="severity override applied")
+    (root / "specward.toml").write_text('[severity]\nphantom-api = "loud"\n')
+    await wait_for(lambda: codes(client, root, "specward.toml") == ["config-invalid"], what="config-invalid published")
+    bad = client.diagnostics[(root / "specward.toml").as_uri()][0]
+    assert bad.range.start.line == 1 and "phantom-api" in bad.message
+    # defaults again: phantom-api is an error
+    await wait_for(lambda: any(d.code == "phantom-api" and d.severity == lsp.DiagnosticSeverity.Error
+                               for d in client.diagnostics.get(profile, [])), what="defaults used")
