@@ -659,15 +659,14 @@ def _url_span(site: CallSite, target: _Target) -> Span:
 
 
 def _forwards_path(url: UrlExpr, base_len: int) -> bool:
-    """True when an Arg supplies the path (not just one segment of a literal path)."""
+    """True when an Arg supplies the path itself (``${API_ROOT}${url}``, ``BASE + '/' + path``),
+    not one segment or a query value of a literal path (``/articles/${slug}``,
+    ``/orders?limit=${n}``)."""
     text_before = ""
     for part in url[base_len:]:
         if isinstance(part, Arg):
-            return not text_before.strip("/") or not text_before.endswith("/")
-        if isinstance(part, Lit):
-            text_before += part.text
-        else:
-            text_before += "x"
+            return not text_before.strip("/")
+        text_before += part.text if isinstance(part, Lit) else "x"
     return False
 
 

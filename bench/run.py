@@ -259,6 +259,8 @@ class Lsp:
         self.publishes = 0
         self.stderr_tail: collections.deque[str] = collections.deque(maxlen=200)
         self._stderr_task: asyncio.Task | None = None
+        self._exit_task: asyncio.Task | None = None
+        self.server_error = asyncio.Event()  # the server logged an ERROR or a traceback
         self.pid: int | None = None
         c = self.client
 
@@ -285,6 +287,19 @@ class Lsp:
                 self.progress_end_message = value.get("message") if isinstance(value, dict) else None
                 self._indexing_done(time.perf_counter())
 
+        # what a real editor answers, so the server never waits on the benchmark
+        @c.feature(lsp.CLIENT_REGISTER_CAPABILITY)
+        def on_register(params) -> None:
+            return None
+
+        @c.feature(lsp.CLIENT_UNREGISTER_CAPABILITY)
+        def on_unregister(params) -> None:
+            return None
+
+        @c.feature(lsp.WORKSPACE_CONFIGURATION)
+        def on_configuration(params: lsp.ConfigurationParams) -> list:
+            return [None for _ in params.items]
+
         @c.feature(lsp.WINDOW_LOG_MESSAGE)
         def on_log(params) -> None:
             self.stderr_tail.append(f"logMessage: {params.message}")
@@ -304,7 +319,10 @@ class Lsp:
             line = await stream.readline()
             if not line:
                 return
-            self.stderr_tail.append(line.decode("utf-8", "replace").rstrip())
+            text = line.decode("utf-8", "replace").rstrip()
+            self.stderr_tail.append(text)
+            if " ERROR " in text or text.startswith("Traceback"):
+                self.server_error.set()
 
     def tail(self) -> str:
         return "\n".join(list(self.stderr_tail)[-40:])
@@ -316,6 +334,7 @@ class Lsp:
         server = self.client._server  # the asyncio subprocess pygls started
         self.pid = server.pid
         self._stderr_task = asyncio.create_task(self._drain_stderr(server.stderr))
+        self._exit_task = asyncio.create_task(server.wait())
         caps = lsp.ClientCapabilities(
             window=lsp.WindowClientCapabilities(work_done_progress=True),
             text_document=lsp.TextDocumentClientCapabilities(
@@ -325,9 +344,9 @@ class Lsp:
             general=lsp.GeneralClientCapabilities(position_encodings=[lsp.PositionEncodingKind.Utf16]),
         )
         uri = self.ws.as_uri()
-        await asyncio.wait_for(self.client.initialize_async(lsp.InitializeParams(
+        await self.wait(asyncio.ensure_future(self.client.initialize_async(lsp.InitializeParams(
             capabilities=caps, process_id=os.getpid(), root_uri=uri,
-            workspace_folders=[lsp.WorkspaceFolder(uri=uri, name=self.ws.name)])), 60)
+            workspace_folders=[lsp.WorkspaceFolder(uri=uri, name=self.ws.name)]))), 60, "the initialize reply")
         self.client.initialized(lsp.InitializedParams())
         return t0
 
@@ -336,12 +355,38 @@ class Lsp:
         self.waiters[(uri, version)] = fut
         return fut
 
-    async def wait(self, fut: asyncio.Future, timeout: float, what: str):
+    async def wait(self, fut: asyncio.Future, timeout: float, what: str, grace: float = 10.0):
+        """``fut``'s result; fails when the server exits, after ``timeout``, or ``grace``
+        seconds after the server logs an error (a failed index job never publishes)."""
+        loop = self.loop
+        deadline = loop.time() + timeout
+        error_seen = False
+        error_wait = asyncio.ensure_future(self.server_error.wait())
         try:
-            return await asyncio.wait_for(fut, timeout)
-        except asyncio.TimeoutError:
-            raise BenchError(f"timed out after {timeout:.0f} s waiting for {what}\n"
-                             f"--- server stderr (tail) ---\n{self.tail()}") from None
+            while True:
+                if error_seen:
+                    deadline = min(deadline, loop.time() + grace)
+                remaining = deadline - loop.time()
+                waits = {fut, self._exit_task} | ({error_wait} if not error_seen else set())
+                done, _ = await asyncio.wait(waits, timeout=max(remaining, 0), return_when=asyncio.FIRST_COMPLETED)
+                if fut in done:
+                    if fut.exception() is not None:
+                        raise BenchError(f"{what} failed: {fut.exception()!r}\n"
+                                         f"--- server stderr (tail) ---\n{self.tail()}")
+                    return fut.result()
+                if self._exit_task in done:
+                    raise BenchError(f"the server exited (code {self._exit_task.result()}) while waiting for {what}\n"
+                                     f"--- server stderr (tail) ---\n{self.tail()}")
+                if error_wait in done and not error_seen:
+                    error_seen = True
+                    continue
+                why = " (the server logged an error)" if error_seen else ""
+                raise BenchError(f"timed out after {timeout if not error_seen else grace:.0f} s waiting for {what}{why}\n"
+                                 f"--- server stderr (tail) ---\n{self.tail()}")
+        finally:
+            error_wait.cancel()
+            if not fut.done():
+                fut.cancel()
 
     async def shutdown(self) -> dict:
         """Clean shutdown; never leaves a request pending. Returns how it went."""
@@ -522,6 +567,18 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
+def git_state() -> dict | None:
+    """The specward commit measured (and whether the tree had local changes)."""
+    try:
+        head = subprocess.run(["git", "-C", str(HERE.parent), "rev-parse", "--short", "HEAD"],
+                              capture_output=True, text=True, timeout=10).stdout.strip()
+        dirty = subprocess.run(["git", "-C", str(HERE.parent), "status", "--porcelain", "--", ".", ":!bench"],
+                               capture_output=True, text=True, timeout=10).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return {"head": head or None, "dirty": bool(dirty)} if head else None
+
+
 def run(args) -> Report:
     t_start = time.perf_counter()
     workdir: Path = args.workdir.resolve()
@@ -532,10 +589,12 @@ def run(args) -> Report:
     d["workspace"] = str(ws)
     d["manifest"] = asdict(manifest)
     d["machine"] = {"python": platform.python_version(), "cpus": os.cpu_count(), "platform": platform.platform()}
+    d["git"] = git_state()
+    d["loadavg_start"] = os.getloadavg()
     n = manifest.files
     # generous, size-scaled timeouts: they only catch a hung benchmark
     index_timeout = 120 + n * 0.2
-    edit_timeout = 60.0
+    edit_timeout = 60.0  # only there to catch a hung server
 
     # 1. the baseline: pure tree-sitter parsing
     sources = source_files(ws)
@@ -572,7 +631,9 @@ def run(args) -> Report:
 
     # 4. the real server over stdio
     log(f"LSP: start the server, open {manifest.big}, {args.edits} edits, {args.requests} requests per row ...")
-    live = asyncio.run(lsp_benchmark(ws, manifest, args.edits, args.requests, index_timeout, edit_timeout))
+    # the server's start-up is a warm build like the one just measured: scale its timeout to it
+    server_timeout = min(index_timeout, 60 + 4 * warm["ready_s"])
+    live = asyncio.run(lsp_benchmark(ws, manifest, args.edits, args.requests, server_timeout, edit_timeout))
 
     # ------------------------------------------------------------------ the table
     st = cold["status"]
@@ -617,9 +678,18 @@ def run(args) -> Report:
     d["warm"] = warm
     d["lsp"] = {k: v for k, v in live.items()}
     notes = d.setdefault("notes", [])
-    notes.insert(0, f"workspace {ws} ({manifest.by_language}); server ready in {live['ready_s']:.2f} s "
-                    f"(warm cache), didOpen → diagnostics {live['open_ms']:.0f} ms; total bench time "
-                    f"{time.perf_counter() - t_start:.0f} s")
+    g = d["git"]
+    notes.insert(0, f"specward {g['head']}{' + local changes' if g['dirty'] else ''}; " if g else "")
+    notes[0] += (f"workspace {ws} ({manifest.by_language}); server ready in {live['ready_s']:.2f} s "
+                 f"(warm cache), didOpen → diagnostics {live['open_ms']:.0f} ms; total bench time "
+                 f"{time.perf_counter() - t_start:.0f} s; 1-min load average {d['loadavg_start'][0]:.2f} at the "
+                 f"start, {os.getloadavg()[0]:.2f} at the end (other processes skew every timing)")
+    found_by_status = {"matched": st.get("matched", 0), "phantom": st.get("phantom", 0),
+                       "mismatch": st.get("method-mismatch", 0)}
+    missing = {k: exp[k] - v for k, v in found_by_status.items() if exp[k] != v}
+    if missing or st.get("unresolved", 0):
+        notes.append(f"found ≠ planted (planted minus found, by status: {missing}, unresolved {st.get('unresolved', 0)}): "
+                     "calls the extractor/linker dropped or misread; `specward calls` on the workspace lists what it saw")
     if cold["contract_findings"]:
         notes.append(f"contract findings (the generated contracts should be clean): {cold['contract_findings']}")
     return rep

@@ -68,7 +68,7 @@ class Session:
             return fn(*args)
         except Exception:  # noqa: BLE001 - one failing job never stops the session
             log.exception("index job %s failed", getattr(fn, "__name__", fn))
-            return set()
+            return None
 
     def document_changed(self, rel: str) -> None:
         """An open document's text changed: analyze its latest text (coalesced)."""
@@ -78,17 +78,17 @@ class Session:
         fut = self.submit(self._analyze_open, rel)
         fut.add_done_callback(lambda f: self._after(f))
 
-    def _analyze_open(self, rel: str) -> set[str]:
+    def _analyze_open(self, rel: str) -> list[lsp.PublishDiagnosticsParams]:
         self.pending.discard(rel)
         uri = self.open.get(rel)
         if uri is None:
-            return set()
+            return []
         doc = self.server.workspace.get_text_document(uri)
         version, text = doc.version, doc.source
         self.snapshots[rel] = (version, text)
         changed = self.index.update(rel, text)
         changed.add(rel)
-        return changed
+        return self._prepare(changed)
 
     def disk_changed(self, rels: set[str]) -> None:
         """Files changed on disk: re-read those the editor does not have open."""
@@ -96,37 +96,48 @@ class Session:
         if todo:
             self.submit(self._analyze_disk, todo).add_done_callback(self._after)
 
-    def _analyze_disk(self, rels: list[str]) -> set[str]:
+    def _analyze_disk(self, rels: list[str]) -> list[lsp.PublishDiagnosticsParams]:
         changed: set[str] = set()
         for rel in rels:
             self.snapshots.pop(rel, None)
             changed |= self.index.update_from_disk(rel)
         self.index.persist(rels)
-        return changed
+        return self._prepare(changed)
 
     def _after(self, fut: "asyncio.Future") -> None:
+        """On the event loop: send what an index job prepared."""
         if fut.cancelled() or fut.exception() is not None:
             return
-        changed = fut.result() or set()
-        self.publish(changed)
+        for params in fut.result() or ():
+            try:
+                self.server.text_document_publish_diagnostics(params)
+            except Exception:  # noqa: BLE001
+                log.exception("publishing diagnostics for %s failed", params.uri)
 
     # ------------------------------------------------------------------ publishing
-    def publish(self, rels: set[str]) -> None:
+    def _prepare(self, rels: set[str]) -> list[lsp.PublishDiagnosticsParams]:
+        """On the index thread: the diagnostics of these files that changed since they
+        were last published, converted against the exact text that was analyzed."""
+        out = []
         # open documents first: the one being edited is what the user is waiting for
         for rel in sorted(rels, key=lambda r: (r not in self.open, r)):
             try:
-                self._publish_one(rel)
+                params = self._prepare_one(rel)
             except Exception:  # noqa: BLE001
-                log.exception("publishing diagnostics for %s failed", rel)
+                log.exception("preparing diagnostics for %s failed", rel)
+                continue
+            if params is not None:
+                out.append(params)
+        return out
 
-    def _publish_one(self, rel: str) -> None:
+    def _prepare_one(self, rel: str) -> lsp.PublishDiagnosticsParams | None:
         findings = self.index.findings(rel)
         snap = self.snapshots.get(rel) if rel in self.open else None
         key = tuple((f.code, f.severity, f.message, f.span) for f in findings)
         if self.published.get(rel) == (key, snap[0] if snap else None):
-            return
+            return None
         if not findings and rel not in self.published:
-            return
+            return None
         if snap is not None:
             version, text = snap
             index = LineIndex.of_text(text)
@@ -134,12 +145,11 @@ class Session:
             version = None
             index = self._disk_lines(rel)
         diags = [convert.diagnostic(f, index, self.encoding) for f in findings]
-        self.server.text_document_publish_diagnostics(
-            lsp.PublishDiagnosticsParams(uri=self.uri_of(rel), version=version, diagnostics=diags))
         if findings:
             self.published[rel] = (key, version)
         else:
             self.published.pop(rel, None)
+        return lsp.PublishDiagnosticsParams(uri=self.uri_of(rel), version=version, diagnostics=diags)
 
     def _disk_lines(self, rel: str) -> LineIndex:
         """Line index of a file as on disk, reused while its size and mtime are unchanged."""
@@ -157,9 +167,11 @@ class Session:
         self._lines[rel] = (key, index)
         return index
 
-    def publish_all(self) -> None:
-        rels = {f.file for f in self.index.all_findings()} | set(self.published)
-        self.publish(rels)
+    def publish_all(self) -> "asyncio.Future":
+        """Publish every file's diagnostics; the work happens on the index thread."""
+        fut = self.submit(lambda: self._prepare({f.file for f in self.index.all_findings()} | set(self.published)))
+        fut.add_done_callback(self._after)
+        return fut
 
     # ------------------------------------------------------------------ watching
     def start_watching(self) -> None:

@@ -234,3 +234,21 @@ export class Api {
         "web/hooks.tsx:4 GET /api/users matched",
         "web/hooks.tsx:5 GET /api/users/{id}/avatar phantom",
     ]
+
+
+def test_parameters_in_query_strings_and_segments_are_not_wrappers():
+    got = analyze(CONTRACT + """
+//- web/orders.ts
+export async function listUsers(limit: number) { return fetch(`/api/users?limit=${limit}`); }
+export async function fileOf(name: string) { return fetch(`/api/users/x-${name}`); }
+//- client/orders.py
+import requests
+BASE = "http://localhost/api"
+def list_orders(page):
+    return requests.get(f"{BASE}/orders?page={page}")
+""")
+    assert got == [
+        "client/orders.py:4 GET /api/orders phantom",
+        "web/orders.ts:1 GET /api/users matched",
+        "web/orders.ts:2 GET /api/users/x-{name} matched",
+    ]

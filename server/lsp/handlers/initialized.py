@@ -58,7 +58,7 @@ async def handle(ls, params: lsp.InitializedParams) -> None:
     # documents opened while indexing are analyzed with their editor text
     for rel in list(session.open):
         session.document_changed(rel)
-    session.publish_all()
+    await session.publish_all()
     session.ready.set()
     session.start_watching()
     await _register_client_watching(ls)
