@@ -11,13 +11,21 @@ import logging
 from lsprotocol import types as lsp
 
 from .handlers import (
+    code_action,
+    code_lens,
+    completion,
+    definition,
     did_change,
     did_change_watched_files,
     did_close,
     did_open,
     did_save,
+    document_symbol,
+    hover,
     initialized,
+    references,
     shutdown,
+    workspace_symbol,
 )
 
 log = logging.getLogger(__name__)
@@ -61,3 +69,13 @@ def register(server) -> None:
     feature(lsp.TEXT_DOCUMENT_DID_SAVE, did_save.handle)
     feature(lsp.WORKSPACE_DID_CHANGE_WATCHED_FILES, did_change_watched_files.handle)
     feature(lsp.SHUTDOWN, shutdown.handle)
+    feature(lsp.TEXT_DOCUMENT_HOVER, hover.handle)
+    feature(lsp.TEXT_DOCUMENT_DEFINITION, definition.handle)
+    feature(lsp.TEXT_DOCUMENT_REFERENCES, references.handle)
+    feature(lsp.TEXT_DOCUMENT_COMPLETION, completion.handle,
+            lsp.CompletionOptions(trigger_characters=["/", "'", '"', "`"]))
+    feature(lsp.TEXT_DOCUMENT_CODE_LENS, code_lens.handle, lsp.CodeLensOptions(resolve_provider=False))
+    feature(lsp.TEXT_DOCUMENT_DOCUMENT_SYMBOL, document_symbol.handle)
+    feature(lsp.WORKSPACE_SYMBOL, workspace_symbol.handle)
+    feature(lsp.TEXT_DOCUMENT_CODE_ACTION, code_action.handle,
+            lsp.CodeActionOptions(code_action_kinds=[lsp.CodeActionKind.QuickFix]))

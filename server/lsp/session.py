@@ -173,6 +173,26 @@ class Session:
         fut.add_done_callback(self._after)
         return fut
 
+    # ------------------------------------------------------------------ reading, for requests
+    def text_of(self, rel: str) -> tuple[LineIndex, int | None]:
+        """The text a request is about, as the editor has it (open) or as on disk."""
+        uri = self.open.get(rel)
+        if uri is not None:
+            doc = self.server.workspace.get_text_document(uri)
+            return LineIndex.of_text(doc.source), doc.version
+        return self._disk_lines(rel), None
+
+    def location(self, rel: str, span) -> lsp.Location:
+        index, _ = self.text_of(rel)
+        return lsp.Location(uri=self.uri_of(rel), range=convert.range_of(index, span, self.encoding))
+
+    async def request(self, fn, *args):
+        """Answer a request on the index thread, after every pending analysis (so it sees
+        the latest edit); None while the workspace is still being indexed."""
+        if not self.ready.is_set():
+            return None
+        return await self.submit(fn, *args)
+
     # ------------------------------------------------------------------ watching
     def start_watching(self) -> None:
         def on_change(files: set[str], dirs: set[str]) -> None:

@@ -41,7 +41,7 @@ async def client(lsp_client: LanguageClient, request):
     await lsp_client.shutdown_session()
 
 
-async def wait_for(cond, timeout: float = 20.0, what: str = "condition"):
+async def wait_for(cond, timeout: float = 60.0, what: str = "condition"):
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         value = cond()

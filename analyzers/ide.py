@@ -1,0 +1,279 @@
+"""Editor features over plain data: what is under the cursor, hover cards, completion
+candidates, quick-fix texts. Pure: offsets in, strings and plain tuples out; the server
+turns them into LSP types (``server/lsp/convert.py``)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Iterable, Sequence
+
+from .http import HttpCall
+from .matching import CallStatus, EndpointTable, full_path
+from .model import ContractFacts, Endpoint, Model, Span
+
+_PARAM = re.compile(r"\{([^{}/]*)\}")
+
+
+def _contains(span: Span, offset: int) -> bool:
+    return span.start <= offset <= span.end
+
+
+def call_at(statuses: Iterable[CallStatus], offset: int) -> CallStatus | None:
+    """The call whose URL (preferred) or call expression contains ``offset``; the
+    innermost when several do."""
+    best: CallStatus | None = None
+    for st in statuses:
+        c = st.call
+        if _contains(c.span, offset) or _contains(c.call_span, offset):
+            width = (c.span.end - c.span.start) if _contains(c.span, offset) else (c.call_span.end - c.call_span.start)
+            if best is None or width < _width(best, offset):
+                best = st
+    return best
+
+
+def _width(st: CallStatus, offset: int) -> int:
+    c = st.call
+    return (c.span.end - c.span.start) if _contains(c.span, offset) else (c.call_span.end - c.call_span.start)
+
+
+def endpoint_at(contract: ContractFacts, offset: int) -> Endpoint | None:
+    for ep in contract.endpoints:
+        if _contains(ep.span, offset):
+            return ep
+    return None
+
+
+def model_at(contract: ContractFacts, offset: int) -> Model | None:
+    for m in contract.models:
+        if _contains(m.span, offset):
+            return m
+    return None
+
+
+# ---------------------------------------------------------------------------- hover
+
+
+def _value(v: object) -> str:
+    if isinstance(v, tuple) and v and all(isinstance(x, tuple) and len(x) == 2 for x in v):
+        return ", ".join(f"{k}: {_value(x)}" for k, x in v)
+    if isinstance(v, tuple):
+        return ", ".join(_value(x) for x in v)
+    return str(v)
+
+
+def endpoint_card(ep: Endpoint, models: dict[str, Model], where: str) -> str:
+    """Markdown: method and path, summary, auth, parameters and body, responses, errors,
+    referenced models with their fields, and where it is declared."""
+    d = dict(ep.details)
+    lines = [f"**{ep.method} {full_path(ep)}**" + (f" — `{ep.id}`" if ep.id else "")]
+    summary = ep.summary or d.get("description")
+    if summary:
+        lines += ["", str(summary)]
+    if d.get("description") and d.get("description") != summary:
+        lines += ["", str(d["description"])]
+    facts = []
+    if "auth" in d:
+        facts.append(f"- auth: {'required' if d['auth'] else 'none'}")
+    if d.get("security"):
+        facts.append(f"- security: {_value(d['security'])}")
+    request = dict(d["request"]) if isinstance(d.get("request"), tuple) else {}
+    for key, label in (("params", "path"), ("query", "query"), ("body", "body")):
+        fields = request.get(key)
+        if fields:
+            facts.append(f"- {label}: " + ", ".join(f"`{k}: {_value(t)}`" for k, t in fields))
+    for param in d.get("parameters", ()) or ():
+        p = dict(param)
+        facts.append(f"- {p.get('in', 'param')}: `{p.get('name')}: {p.get('type', '?')}`"
+                     + (" (required)" if p.get("required") else ""))
+    if d.get("requestBody"):
+        facts.append(f"- body: {_value(d['requestBody'])}")
+    if d.get("successStatus"):
+        facts.append(f"- success: {d['successStatus']}" + (f" {d['successDescription']}" if d.get("successDescription") else ""))
+    for status, desc in d.get("responses", ()) or ():
+        facts.append(f"- {status}: {_value(desc)}")
+    for err in d.get("errors", ()) or ():
+        e = dict(err)
+        facts.append(f"- error {e.get('status', '?')} `{e.get('code', '')}`: {e.get('description', '')}")
+    if facts:
+        lines += [""] + facts
+    used = [models[m] for m in (d.get("models") or ()) if m in models]
+    for m in used:
+        lines += ["", f"**{m.name}** " + ", ".join(f"`{n}: {t}`" for n, t in m.fields)]
+    lines += ["", f"Declared in `{where}`"]
+    return "\n".join(lines)
+
+
+def hover_call(st: CallStatus, models: dict[str, Model], where: str | None, near: Sequence[Endpoint]) -> str:
+    c = st.call
+    label = f"{c.method} {c.template}" if c.template else c.method
+    if st.status == "matched" and st.endpoint is not None:
+        return endpoint_card(st.endpoint, models, where or st.endpoint.file)
+    if st.status == "method-mismatch" and st.endpoint is not None:
+        return (f"**{label}** — method not declared\n\nThe contract has `{full_path(st.endpoint)}` with other "
+                f"methods only.\n\n" + endpoint_card(st.endpoint, models, where or st.endpoint.file))
+    if st.status == "phantom":
+        text = f"**{label}** — not in the contract"
+        if near:
+            text += "\n\nNearest declared endpoints:\n" + "\n".join(f"- `{ep.method} {full_path(ep)}`" for ep in near)
+        return text
+    why = c.reason or "specward could not resolve this URL statically"
+    return f"**{label}** — unresolved\n\n{why}. specward never guesses such calls, so it checks nothing here."
+
+
+def hover_endpoint(ep: Endpoint, callers: Sequence[tuple[str, int]]) -> str:
+    head = f"**{ep.method} {full_path(ep)}**"
+    if not callers:
+        return head + "\n\nNo call in the workspace reaches this endpoint."
+    shown = "\n".join(f"- `{f}:{line}`" for f, line in callers[:5])
+    more = f"\n- … and {len(callers) - 5} more" if len(callers) > 5 else ""
+    return f"{head}\n\n{len(callers)} call{'s' if len(callers) != 1 else ''}:\n{shown}{more}"
+
+
+def hover_model(m: Model) -> str:
+    return f"**{m.name}**\n\n" + "\n".join(f"- `{n}`: {t}" for n, t in m.fields)
+
+
+# ---------------------------------------------------------------------------- completion
+
+
+@dataclass(frozen=True)
+class PathCompletion:
+    label: str  # the path as the user will see it in the string
+    snippet: str  # with ${1:param} placeholders
+    method: str
+    preferred: bool  # accepts the call's method
+    endpoint: Endpoint
+
+
+def snippet_of(path: str, quote: str = "'", prefix: str = "") -> str:
+    """``/articles/{slug}`` -> ``/articles/${1:slug}``: a snippet with one placeholder per
+    parameter. In a JS template literal the placeholder becomes an interpolation
+    (`` `/articles/${slug}` ``), in a Python f-string a replacement field."""
+    counter = iter(range(1, 1000))
+    if quote == "`":
+        wrap = "\\${%s}"
+    elif "f" in prefix.lower():
+        wrap = "{%s}"
+    else:
+        wrap = "%s"
+    return _PARAM.sub(lambda m: wrap % ("${%d:%s}" % (next(counter), m.group(1) or "param")),
+                      path.replace("$", "\\$"))
+
+
+def path_completions(table: EndpointTable, method: str | None, base: str = "", quote: str = "'",
+                     prefix: str = "") -> list[PathCompletion]:
+    """Every declared path for a call whose client adds ``base``; those accepting
+    ``method`` first."""
+    out: dict[tuple[str, str], PathCompletion] = {}
+    base = base.rstrip("/")
+    for ep in table.endpoints:
+        path = full_path(ep)
+        if base and path.startswith(base + "/"):
+            path = path[len(base):]
+        preferred = method in (None, "UNKNOWN", ep.method)
+        key = (path, ep.method)
+        if key not in out:
+            out[key] = PathCompletion(path, snippet_of(path, quote, prefix), ep.method, preferred, ep)
+    return sorted(out.values(), key=lambda c: (not c.preferred, c.label, c.method))
+
+
+def call_base(call: HttpCall) -> str:
+    """The base the call's client or base constant adds in front of what is written."""
+    if not call.template or not call.relative or call.relative == call.template:
+        return ""
+    if call.relative == "/":
+        return call.template
+    if call.template.endswith(call.relative):
+        return call.template[: len(call.template) - len(call.relative)]
+    return ""
+
+
+_OPEN_CALL = re.compile(
+    r"(?P<callee>[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*)\s*(?:<[^()]*>)?\(\s*(?P<prefix>[fFrR]{0,2})"
+    r"(?P<quote>[`'\"])(?P<typed>[^`'\"]*)$")
+_VERB = {"get": "GET", "post": "POST", "put": "PUT", "patch": "PATCH", "delete": "DELETE", "del": "DELETE",
+         "head": "HEAD", "options": "OPTIONS"}
+_HTTP_CALLEES = ("fetch", "axios", "$fetch", "ofetch", "ky", "useSWR", "useRequest", "useFetch", "request", "superagent")
+
+
+@dataclass(frozen=True)
+class UrlContext:
+    callee: str
+    method: str  # "UNKNOWN" when the call does not say
+    typed: str  # what is already typed inside the string, up to the cursor
+    quote: str
+    prefix: str  # Python string prefix (f, r, ...)
+
+
+def url_context(line_prefix: str) -> UrlContext | None:
+    """For the text of a line up to the cursor, when the cursor is inside the first string
+    argument of a call that looks like an HTTP call. Text-based on purpose: while the user
+    types, the string is often unterminated and the syntax tree cannot see the call."""
+    m = _OPEN_CALL.search(line_prefix)
+    if m is None:
+        return None
+    callee = m.group("callee")
+    last = callee.rpartition(".")[2]
+    if last.lower() in _VERB:
+        method = _VERB[last.lower()]
+    elif last in _HTTP_CALLEES or callee in _HTTP_CALLEES:
+        method = "UNKNOWN"
+    else:
+        return None
+    return UrlContext(callee, method, m.group("typed"), m.group("quote"), m.group("prefix"))
+
+
+# ---------------------------------------------------------------------------- quick fixes
+
+
+def rewrite_path(source: str, new_path: str) -> str | None:
+    """Replace the path of a URL argument written as ``source`` (a string, template or
+    f-string literal, quotes included) with ``new_path`` (``{param}`` templates), keeping
+    the literal's kind, any scheme/host or query part, and the dynamic parts of segments
+    that stay parameters. None when the source is not a single literal."""
+    m = re.fullmatch(r"(?P<prefix>[fFrRbB]{0,2})(?P<q>`|'|\")(?P<body>.*)(?P=q)", source, re.S)
+    if m is None:
+        return None
+    prefix, q, body = m.group("prefix"), m.group("q"), m.group("body")
+    template = q == "`" or "f" in prefix.lower()
+    head = ""
+    hm = re.match(r"(?:[a-zA-Z][\w+.-]*://[^/]*)|(?:\$\{[^}]*\})+|(?:\{[^}]*\})+", body)
+    if hm and not body.startswith("/"):
+        head, body = hm.group(0), body[hm.end():]
+    tail = ""
+    for sep in ("?", "#"):
+        i = body.find(sep)
+        if i >= 0:
+            body, tail = body[:i], body[i:] + tail
+            break
+    old_segs = body.split("/")
+    new_segs = new_path.split("/")
+    out = []
+    for i, seg in enumerate(new_segs):
+        pm = _PARAM.fullmatch(seg)
+        if pm is None:
+            out.append(seg)
+            continue
+        old = old_segs[i] if i < len(old_segs) else ""
+        if template and ("${" in old or (old.startswith("{") and "f" in prefix.lower())):
+            out.append(old)
+        elif template:
+            name = pm.group(1) or "param"
+            out.append("{" + name + "}" if "f" in prefix.lower() else "${" + name + "}")
+        else:
+            out.append(seg)  # a plain string cannot hold a placeholder: leave {param} visible
+    return f"{prefix}{q}{head}{'/'.join(out)}{tail}{q}"
+
+
+def relative_to_call(ep: Endpoint, call: HttpCall) -> str:
+    """The endpoint's path as this call writes it: without the base its client adds, and
+    with or without the contract's base path as the call itself does."""
+    base = call_base(call).rstrip("/")
+    for path in (full_path(ep), ep.path):
+        if base and path.startswith(base + "/"):
+            return path[len(base):]
+    contract_base = ep.base_path.rstrip("/")
+    if contract_base and call.template and not call.template.startswith(contract_base + "/"):
+        return ep.path
+    return full_path(ep)

@@ -1,0 +1,54 @@
+"""The contract inside the editor: shared lookups for the request handlers (hover,
+definition, references, completion, code lens, symbols, code actions). Runs on the index
+thread (``Session.request``), reading the index without racing its writer."""
+
+from __future__ import annotations
+
+from lsprotocol import types as lsp
+
+from specward.analyzers import ide
+from specward.analyzers.matching import CallStatus, endpoint_id
+from specward.analyzers.model import Endpoint, Model
+
+from . import convert
+
+
+def models(index) -> dict[str, Model]:
+    return {m.name: m for c in index.contracts.values() for m in c.models}
+
+
+def callers(index, ep: Endpoint) -> list[CallStatus]:
+    key = endpoint_id(ep)
+    return [st for rel in sorted(index.statuses) for st in index.statuses[rel]
+            if st.status == "matched" and st.endpoint is not None and endpoint_id(st.endpoint) == key]
+
+
+def offset(session, rel: str, pos: lsp.Position) -> int:
+    lines, _ = session.text_of(rel)
+    return convert.offset_of(lines, pos, session.encoding)
+
+
+def target(session, uri: str, pos: lsp.Position):
+    """What is under the cursor: ("call", CallStatus) | ("endpoint", Endpoint) |
+    ("model", Model) | None, with the file's relative path."""
+    rel = session.rel_of_uri(uri)
+    if rel is None:
+        return None, None
+    index = session.index
+    at = offset(session, rel, pos)
+    contract = index.contracts.get(rel)
+    if contract is not None:
+        ep = ide.endpoint_at(contract, at)
+        if ep is not None:
+            return rel, ("endpoint", ep)
+        m = ide.model_at(contract, at)
+        if m is not None:
+            return rel, ("model", m)
+        return rel, None
+    st = ide.call_at(index.statuses.get(rel, ()), at)
+    return rel, (("call", st) if st is not None else None)
+
+
+def line_of(session, rel: str, span) -> int:
+    lines, _ = session.text_of(rel)
+    return lines.position(span.start)[0] + 1

@@ -1,0 +1,86 @@
+"""``textDocument/codeAction`` quick fixes: on ``phantom-api``, replace the path with each
+of the nearest declared paths; on ``method-mismatch``, change the call's method to a
+declared one (verb methods, ``method:`` options, verb-named wrappers). Every change is a
+``WorkspaceEdit`` the user sees and can undo."""
+
+from __future__ import annotations
+
+import re
+
+from lsprotocol import types as lsp
+
+from specward.analyzers import ide
+from specward.analyzers.matching import full_path
+from specward.analyzers.model import Span
+
+from .. import convert
+
+
+def _actions(session, params: lsp.CodeActionParams) -> list[lsp.CodeAction]:
+    uri = params.text_document.uri
+    rel = session.rel_of_uri(uri)
+    if rel is None:
+        return []
+    lines, version = session.text_of(rel)
+    statuses = session.index.statuses.get(rel, ())
+    out: list[lsp.CodeAction] = []
+    for diag in params.context.diagnostics:
+        if diag.source != "specward" or diag.code not in ("phantom-api", "method-mismatch"):
+            continue
+        at = convert.offset_of(lines, diag.range.start, session.encoding)
+        st = ide.call_at(statuses, at)
+        if st is None:
+            continue
+        call = st.call
+        source = lines.data[call.span.start:call.span.end].decode("utf-8", "replace")
+        if diag.code == "phantom-api" and st.status == "phantom":
+            for ep in session.index.table.nearest(call):
+                new = ide.rewrite_path(source, ide.relative_to_call(ep, call))
+                if new is None or new == source:
+                    continue
+                out.append(_fix(f"Replace with {ep.method} {full_path(ep)}", uri, version, lines, call.span, new,
+                                diag, session.encoding, preferred=not out))
+        elif diag.code == "method-mismatch" and st.status == "method-mismatch":
+            declared = sorted({ep.method for ep in session.index.table.candidates(call)})
+            text = lines.data[call.call_span.start:call.call_span.end].decode("utf-8", "replace")
+            for method in declared:
+                edit = _method_edit(text, call.method, method)
+                if edit is None:
+                    continue
+                (s, e), new = edit
+                base = call.call_span.start
+                span = Span(base + len(text[:s].encode()), base + len(text[:e].encode()))
+                out.append(_fix(f"Change the method to {method}", uri, version, lines, span, new, diag,
+                                session.encoding, preferred=len(declared) == 1))
+    return out
+
+
+def _method_edit(call_text: str, old: str, new: str) -> tuple[tuple[int, int], str] | None:
+    """Where the call's source names its method, and the replacement."""
+    verbs = {"DELETE": ("delete", "del")}.get(old, (old.lower(),))
+    for verb in verbs:
+        m = re.match(rf"[\w$.]*?\.?\b({verb})\b(\s*(<[^()]*>)?\s*\()", call_text)
+        if m:
+            replacement = new.lower() if not (verb == "del" and new == "DELETE") else "del"
+            if verb == "del" and new != "DELETE":
+                replacement = new.lower()
+            return (m.start(1), m.end(1)), replacement
+    m = re.search(rf"""(\bmethod\s*[:=]\s*)(['"`])({old})\2""", call_text, re.I)
+    if m:
+        value = new if m.group(3).isupper() else new.lower()
+        return (m.start(3), m.end(3)), value
+    m = re.match(rf"""[\w$.]*?\(\s*(['"])({old})\1""", call_text, re.I)  # requests.request("PATCH", url)
+    if m:
+        return (m.start(2), m.end(2)), new if m.group(2).isupper() else new.lower()
+    return None
+
+
+def _fix(title, uri, version, lines, span, new_text, diag, encoding, preferred=False) -> lsp.CodeAction:
+    edit = lsp.TextEdit(range=convert.range_of(lines, span, encoding), new_text=new_text)
+    doc = lsp.OptionalVersionedTextDocumentIdentifier(uri=uri, version=version)
+    return lsp.CodeAction(title=title, kind=lsp.CodeActionKind.QuickFix, diagnostics=[diag], is_preferred=preferred,
+                          edit=lsp.WorkspaceEdit(document_changes=[lsp.TextDocumentEdit(text_document=doc, edits=[edit])]))
+
+
+async def handle(ls, params: lsp.CodeActionParams):
+    return await ls.session.request(_actions, ls.session, params) if ls.session else None

@@ -1,0 +1,38 @@
+"""``textDocument/hover``: the contract card of a call, why a call is phantom or
+unresolved, the callers of a contract endpoint, the fields of a model."""
+
+from __future__ import annotations
+
+from lsprotocol import types as lsp
+
+from specward.analyzers import ide
+
+from .. import features_ide as f
+
+
+def _hover(session, params: lsp.HoverParams) -> lsp.Hover | None:
+    rel, hit = f.target(session, params.text_document.uri, params.position)
+    if hit is None:
+        return None
+    kind, obj = hit
+    index = session.index
+    if kind == "call":
+        st = obj
+        near = index.table.nearest(st.call) if st.status == "phantom" else []
+        where = None
+        if st.endpoint is not None:
+            where = f"{st.endpoint.file}:{f.line_of(session, st.endpoint.file, st.endpoint.span)}"
+        text = ide.hover_call(st, f.models(index), where, near)
+        rng = session.location(rel, st.call.span).range
+    elif kind == "endpoint":
+        calls = [(st.call.file, f.line_of(session, st.call.file, st.call.span)) for st in f.callers(index, obj)]
+        text = ide.hover_endpoint(obj, calls)
+        rng = session.location(rel, obj.span).range
+    else:
+        text = ide.hover_model(obj)
+        rng = session.location(rel, obj.span).range
+    return lsp.Hover(contents=lsp.MarkupContent(kind=lsp.MarkupKind.Markdown, value=text), range=rng)
+
+
+async def handle(ls, params: lsp.HoverParams) -> lsp.Hover | None:
+    return await ls.session.request(_hover, ls.session, params) if ls.session else None

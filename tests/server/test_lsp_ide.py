@@ -1,0 +1,169 @@
+"""The contract inside the editor, end to end over stdio on the example workspace.
+
+Cursor positions are written as ``$0`` markers inside a snippet of the real file (or of an
+inline fixture), never as hand-counted line/column pairs."""
+
+from __future__ import annotations
+
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+import pytest_lsp
+from lsprotocol import types as lsp
+from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
+
+from test_lsp_e2e import wait_for, codes
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "fullstack"
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    root = tmp_path / "ws"
+    shutil.copytree(EXAMPLE, root)
+    return root
+
+
+@pytest_lsp.fixture(config=ClientServerConfig(server_command=[sys.executable, "-m", "specward.server", "serve"]))
+async def client(lsp_client: LanguageClient, request):
+    root: Path = request.getfixturevalue("workspace")
+    lsp_client.workspace_root = root
+
+    @lsp_client.feature(lsp.CLIENT_REGISTER_CAPABILITY)
+    def register_capability(params):
+        return None
+
+    await lsp_client.initialize_session(lsp.InitializeParams(
+        capabilities=client_capabilities("visual-studio-code"), root_uri=root.as_uri(),
+        workspace_folders=[lsp.WorkspaceFolder(uri=root.as_uri(), name="ws")]))
+    await wait_for(lambda: codes(lsp_client, root, "web/src/features/profile.ts"), what="initial index")
+    yield
+    await lsp_client.shutdown_session()
+
+
+def marker(text: str, snippet: str) -> lsp.Position:
+    """The position of ``$0`` in ``snippet``, which occurs once in ``text`` without it."""
+    before, after = snippet.split("$0")
+    at = text.index(before + after) + len(before)
+    line = text.count("\n", 0, at)
+    col = at - (text.rfind("\n", 0, at) + 1)
+    return lsp.Position(line=line, character=len(text[at - col:at].encode("utf-16-le")) // 2)
+
+
+def at(client: LanguageClient, rel: str, snippet: str) -> tuple[str, lsp.Position]:
+    path = client.workspace_root / rel
+    return path.as_uri(), marker(path.read_text(), snippet)
+
+
+async def hover(client, rel, snippet) -> str | None:
+    uri, pos = at(client, rel, snippet)
+    h = await client.text_document_hover_async(lsp.HoverParams(text_document=lsp.TextDocumentIdentifier(uri=uri),
+                                                                position=pos))
+    return h.contents.value if h else None
+
+
+async def test_hover_on_a_matched_call_shows_the_contract_card(client):
+    text = await hover(client, "web/src/features/articles.ts", "get(`/articles/${sl$0ug}`)")
+    assert text.startswith("**GET /api/articles/{slug}** — `EP-003`")
+    assert "One article" in text and "- auth: none" in text and "`slug: string`" in text
+    assert "error 404 `NOT_FOUND`" in text and "Declared in `contracts/articles.dsl.json:" in text
+
+
+async def test_hover_on_phantom_and_unresolved_calls_explains(client):
+    text = await hover(client, "web/src/features/profile.ts", "api.get('/user/profile/ava$0tar')")
+    assert "not in the contract" in text and "`GET /api/user/profile`" in text
+    root = client.workspace_root
+    fixture = "const u = buildUrl();\nfetch(u$0);\n"
+    uri = (root / "web/src/dyn.ts").as_uri()
+    client.text_document_did_open(lsp.DidOpenTextDocumentParams(text_document=lsp.TextDocumentItem(
+        uri=uri, language_id="typescript", version=1, text=fixture.replace("$0", ""))))
+    h = await client.text_document_hover_async(lsp.HoverParams(text_document=lsp.TextDocumentIdentifier(uri=uri),
+                                                                position=marker(fixture.replace("$0", ""), "fetch(u$0)")))
+    assert h is not None and "unresolved" in h.contents.value and "never guesses" in h.contents.value
+
+
+async def test_hover_on_a_contract_endpoint_lists_callers(client):
+    text = await hover(client, "contracts/articles.dsl.json", '"path": "/api/articles/:s$0lug/comments"')
+    assert "2 calls" not in text  # GET and POST are separate endpoints
+    text = await hover(client, "contracts/articles.dsl.json", '"path": "/api/ta$0gs"')
+    assert text.startswith("**GET /api/tags**") and "1 call:" in text and "web/src/components/TagList.tsx:6" in text
+
+
+async def test_definition_goes_to_the_contract_declaration(client):
+    uri, pos = at(client, "web/src/features/profile.ts", "api.get('/user/pro$0file')")
+    locs = await client.text_document_definition_async(lsp.DefinitionParams(
+        text_document=lsp.TextDocumentIdentifier(uri=uri), position=pos))
+    assert len(locs) == 1 and locs[0].uri.endswith("contracts/openapi.yaml")
+    line = (client.workspace_root / "contracts/openapi.yaml").read_text().splitlines()[locs[0].range.start.line]
+    assert line[locs[0].range.start.character:locs[0].range.end.character] == "get"
+    assert (client.workspace_root / "contracts/openapi.yaml").read_text().splitlines()[locs[0].range.start.line - 1] == "  /user/profile:"
+
+
+async def test_references_of_an_endpoint_span_languages(client):
+    uri, pos = at(client, "contracts/openapi.yaml", "  /users:\n    g$0et:")
+    refs = await client.text_document_references_async(lsp.ReferenceParams(
+        text_document=lsp.TextDocumentIdentifier(uri=uri), position=pos,
+        context=lsp.ReferenceContext(include_declaration=False)))
+    assert [r.uri.rsplit("/ws/", 1)[1] for r in refs] == ["scripts/sync_users.py"]
+
+
+async def test_completion_offers_declared_paths_method_first(client):
+    root = client.workspace_root
+    fixture = "import { api } from '../api/http';\nexport const x = () => api.post('/$0');\n"
+    text = fixture.replace("$0", "")
+    uri = (root / "web/src/features/new.ts").as_uri()
+    client.text_document_did_open(lsp.DidOpenTextDocumentParams(text_document=lsp.TextDocumentItem(
+        uri=uri, language_id="typescript", version=1, text=text)))
+    result = await client.text_document_completion_async(lsp.CompletionParams(
+        text_document=lsp.TextDocumentIdentifier(uri=uri), position=marker(text, "api.post('/$0')")))
+    items = sorted(result.items, key=lambda i: i.sort_text)
+    labels = [i.label for i in items]
+    assert labels[0] == "/articles" and items[0].label_details.description == "POST"
+    first_other = next(i for i in items if not i.sort_text.startswith("0"))
+    assert all(i.label_details.description == "POST" for i in items if i.sort_text.startswith("0"))
+    assert first_other.label_details.description != "POST"
+    comments = next(i for i in items if i.label == "/articles/{slug}/comments" and i.label_details.description == "POST")
+    assert comments.text_edit.new_text == "/articles/${1:slug}/comments"  # the base /api comes from the client
+    assert comments.insert_text_format == lsp.InsertTextFormat.Snippet
+
+
+async def test_code_lens_and_symbols_of_a_contract(client):
+    uri = (client.workspace_root / "contracts/articles.dsl.json").as_uri()
+    lenses = await client.text_document_code_lens_async(lsp.CodeLensParams(text_document=lsp.TextDocumentIdentifier(uri=uri)))
+    titles = [lens.command.title for lens in lenses]
+    assert titles.count("unused") == 2 and "1 call" in titles and len(titles) == 7
+    symbols = await client.text_document_document_symbol_async(lsp.DocumentSymbolParams(
+        text_document=lsp.TextDocumentIdentifier(uri=uri)))
+    names = [s.name for s in symbols]
+    assert names[:2] == ["Article", "Comment"] and "GET /api/articles/{slug}" in names
+    found = await client.workspace_symbol_async(lsp.WorkspaceSymbolParams(query="get usersid"))
+    assert [s.name for s in found] == ["GET /api/users/{id}"]
+
+
+async def test_quick_fixes_replace_the_path_and_change_the_method(client):
+    root = client.workspace_root
+    rel = "web/src/features/profile.ts"
+    path = root / rel
+    uri = path.as_uri()
+    client.text_document_did_open(lsp.DidOpenTextDocumentParams(text_document=lsp.TextDocumentItem(
+        uri=uri, language_id="typescript", version=1, text=path.read_text())))
+    diags = client.diagnostics[uri]
+    actions = await client.text_document_code_action_async(lsp.CodeActionParams(
+        text_document=lsp.TextDocumentIdentifier(uri=uri), range=diags[0].range,
+        context=lsp.CodeActionContext(diagnostics=list(diags))))
+    titles = [a.title for a in actions]
+    assert "Replace with GET /api/user/profile" in titles
+    assert "Change the method to GET" in titles and "Change the method to DELETE" in titles
+    fix = next(a for a in actions if a.title == "Replace with GET /api/user/profile")
+    assert fix.edit.document_changes[0].edits[0].new_text == "'/user/profile'"
+    change = next(a for a in actions if a.title == "Change the method to GET")
+    assert change.edit.document_changes[0].edits[0].new_text == "get"
+    # apply both edits as the editor would, and the diagnostics go away
+    text = path.read_text().replace("api.get('/user/profile/avatar')", "api.get('/user/profile')").replace(
+        "api.patch(`/users/${id}`", "api.get(`/users/${id}`")
+    client.text_document_did_change(lsp.DidChangeTextDocumentParams(
+        text_document=lsp.VersionedTextDocumentIdentifier(uri=uri, version=2),
+        content_changes=[lsp.TextDocumentContentChangeWholeDocument(text=text)]))
+    await wait_for(lambda: codes(client, root, rel) == [], what="fixed")
