@@ -15,6 +15,7 @@ from .handlers import (
     code_lens,
     completion,
     definition,
+    diagnostic,
     did_change,
     did_change_watched_files,
     did_close,
@@ -77,5 +78,8 @@ def register(server) -> None:
     feature(lsp.TEXT_DOCUMENT_CODE_LENS, code_lens.handle, lsp.CodeLensOptions(resolve_provider=False))
     feature(lsp.TEXT_DOCUMENT_DOCUMENT_SYMBOL, document_symbol.handle)
     feature(lsp.WORKSPACE_SYMBOL, workspace_symbol.handle)
+    feature(lsp.TEXT_DOCUMENT_DIAGNOSTIC, diagnostic.document,
+            lsp.DiagnosticOptions(identifier="specward", inter_file_dependencies=True, workspace_diagnostics=True))
+    feature(lsp.WORKSPACE_DIAGNOSTIC, diagnostic.workspace)
     feature(lsp.TEXT_DOCUMENT_CODE_ACTION, code_action.handle,
             lsp.CodeActionOptions(code_action_kinds=[lsp.CodeActionKind.QuickFix]))

@@ -47,6 +47,12 @@ class Session:
         self._lines: dict[str, tuple[tuple[int, int], LineIndex]] = {}
         self.watcher: DiskWatcher | None = None
         self.encoding = convert.encoding_name(server.workspace.position_encoding)
+        caps = server.client_capabilities
+        # pull diagnostics when the client can pull *and* be told to pull again (a change
+        # in one file changes others' diagnostics); push otherwise. Never both: a client
+        # doing both would show every diagnostic twice.
+        self.pull = bool(caps.text_document and caps.text_document.diagnostic and caps.workspace
+                         and caps.workspace.diagnostics and caps.workspace.diagnostics.refresh_support)
 
     # ------------------------------------------------------------------ paths
     def rel_of_uri(self, uri: str) -> str | None:
@@ -105,10 +111,16 @@ class Session:
         return self._prepare(changed)
 
     def _after(self, fut: "asyncio.Future") -> None:
-        """On the event loop: send what an index job prepared."""
+        """On the event loop: send what an index job prepared (or, for a client that
+        pulls, ask it to pull again)."""
         if fut.cancelled() or fut.exception() is not None:
             return
-        for params in fut.result() or ():
+        prepared = fut.result() or ()
+        if self.pull:
+            if prepared:
+                self.server.workspace_diagnostic_refresh(None)
+            return
+        for params in prepared:
             try:
                 self.server.text_document_publish_diagnostics(params)
             except Exception:  # noqa: BLE001

@@ -167,3 +167,84 @@ async def test_quick_fixes_replace_the_path_and_change_the_method(client):
         text_document=lsp.VersionedTextDocumentIdentifier(uri=uri, version=2),
         content_changes=[lsp.TextDocumentContentChangeWholeDocument(text=text)]))
     await wait_for(lambda: codes(client, root, rel) == [], what="fixed")
+
+
+@pytest_lsp.fixture(config=ClientServerConfig(server_command=[sys.executable, "-m", "specward.server", "serve"]))
+async def pull_client(lsp_client: LanguageClient, request):
+    """A client that pulls diagnostics (and supports refresh), with UTF-8 positions."""
+    root: Path = request.getfixturevalue("workspace")
+    lsp_client.workspace_root = root
+
+    @lsp_client.feature(lsp.CLIENT_REGISTER_CAPABILITY)
+    def register_capability(params):
+        return None
+
+    caps = client_capabilities("visual-studio-code")
+    caps.text_document.diagnostic = lsp.DiagnosticClientCapabilities(related_document_support=True)
+    caps.workspace.diagnostics = lsp.DiagnosticWorkspaceClientCapabilities(refresh_support=True)
+    caps.general = lsp.GeneralClientCapabilities(position_encodings=[lsp.PositionEncodingKind.Utf8])
+    result = await lsp_client.initialize_session(lsp.InitializeParams(
+        capabilities=caps, root_uri=root.as_uri(), workspace_folders=[lsp.WorkspaceFolder(uri=root.as_uri(), name="ws")]))
+    lsp_client.encoding = result.capabilities.position_encoding
+    yield
+    await lsp_client.shutdown_session()
+
+
+async def test_pull_diagnostics_with_result_ids_and_no_push(pull_client):
+    client = pull_client
+    assert client.encoding == lsp.PositionEncodingKind.Utf8
+    root = client.workspace_root
+    uri = (root / "web/src/features/profile.ts").as_uri()
+
+    async def pull(previous=None):
+        return await client.text_document_diagnostic_async(lsp.DocumentDiagnosticParams(
+            text_document=lsp.TextDocumentIdentifier(uri=uri), previous_result_id=previous))
+
+    report = await wait_for_report(pull)
+    assert sorted(d.code for d in report.items) == ["method-mismatch", "phantom-api"]
+    again = await pull(report.result_id)
+    assert again.kind == "unchanged" and again.result_id == report.result_id
+    ws = await client.workspace_diagnostic_async(lsp.WorkspaceDiagnosticParams(previous_result_ids=[
+        lsp.PreviousResultId(uri=uri, value=report.result_id)]))
+    by_uri = {item.uri: item for item in ws.items}
+    assert by_uri[uri].kind == "unchanged"
+    assert by_uri[(root / "scripts/sync_users.py").as_uri()].kind == "full"
+    # a change makes the server ask for a pull, and the new report differs
+    refreshes = client.diagnostic_refresh_count
+    path = root / "web/src/features/profile.ts"
+    path.write_text(path.read_text().replace("'/user/profile/avatar'", "'/user/profile'"))
+    await wait_for(lambda: client.diagnostic_refresh_count > refreshes, what="workspace/diagnostic/refresh")
+    fresh = await pull(report.result_id)
+    assert fresh.kind == "full" and [d.code for d in fresh.items] == ["method-mismatch"]
+    assert client.diagnostics.get(uri) is None  # nothing was pushed to a pulling client
+
+
+async def test_utf8_positions_on_non_ascii_text(pull_client):
+    client = pull_client
+    root = client.workspace_root
+    text = "// é — 😀 ünïcode\nconst lbl = 'café'; fetch('/api/tagz');\n"
+    uri = (root / "web/src/uni.ts").as_uri()
+    client.text_document_did_open(lsp.DidOpenTextDocumentParams(text_document=lsp.TextDocumentItem(
+        uri=uri, language_id="typescript", version=1, text=text)))
+
+    async def pull(previous=None):
+        return await client.text_document_diagnostic_async(lsp.DocumentDiagnosticParams(
+            text_document=lsp.TextDocumentIdentifier(uri=uri)))
+
+    report = await wait_for_report(pull)
+    (d,) = report.items
+    line = text.splitlines()[1].encode("utf-8")
+    assert line[d.range.start.character:d.range.end.character] == b"'/api/tagz'"
+
+
+async def wait_for_report(pull):
+    import asyncio
+    import time
+
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        report = await pull()
+        if getattr(report, "items", None):
+            return report
+        await asyncio.sleep(0.1)
+    raise AssertionError("no diagnostics pulled")
