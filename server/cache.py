@@ -19,7 +19,7 @@ from specward.analyzers import serial
 
 log = logging.getLogger(__name__)
 
-SCHEMA = 3
+SCHEMA = 4
 
 
 class FactsCache:
@@ -120,7 +120,7 @@ class FactsCache:
         self._write("INSERT OR REPLACE INTO facts VALUES (?,?,?,?)", [(p, d, self.version, b) for p, d, b in rows])
 
     def load_links(self, version: str) -> dict[str, tuple[dict, list, tuple]]:
-        """path -> (deps {path: digest or None}, calls, problems)."""
+        """path -> (deps {path: digest or None}, calls, (problems, routes))."""
         out = {}
         for path, deps, calls, problems in self._read(
                 "SELECT path, deps, calls, problems FROM links WHERE version=?", (version,)):
@@ -132,8 +132,8 @@ class FactsCache:
 
     def store_links(self, version: str, rows: list[tuple[str, dict, list, tuple]]) -> None:
         self._write("INSERT OR REPLACE INTO links VALUES (?,?,?,?,?)",
-                    [(p, version, json.dumps(deps, separators=(",", ":")), serial.dumps(list(calls)), serial.dumps(tuple(problems)))
-                     for p, deps, calls, problems in rows])
+                    [(p, version, json.dumps(deps, separators=(",", ":")), serial.dumps(list(calls)), serial.dumps(tuple(extras)))
+                     for p, deps, calls, extras in rows])
 
     def forget(self, paths: list[str]) -> None:
         if self._db is None or not paths:

@@ -32,7 +32,7 @@ from specward.analyzers.contracts import parse_contract
 from specward.analyzers.extract import EXTRACTOR_VERSION, extract
 from specward.analyzers.http import LINKER_VERSION, HttpCall, Linker
 from specward.analyzers.matching import CallStatus, EndpointTable, endpoint_id, match_call, unused_endpoint_findings
-from specward.analyzers.model import ContractFacts, FileFacts, Finding, Span
+from specward.analyzers.model import ContractFacts, Endpoint, FileFacts, Finding, Route, Span
 
 from .cache import FactsCache
 from .config import LoadedConfig, Settings, load_config
@@ -162,6 +162,7 @@ class WorkspaceIndex:
         self.digests: dict[str, str] = {}
         self.facts = FactsStore(None, self.digests)
         self.problems: dict[str, tuple[Finding, ...]] = {}
+        self.routes: dict[str, tuple[Route, ...]] = {}  # backend route declarations per file
         self._dirty_links: set[str] = set()
         self.contracts: dict[str, ContractFacts] = {}
         self.skipped: dict[str, str] = {}
@@ -202,6 +203,7 @@ class WorkspaceIndex:
             total = len(sources) + len(contracts)
             cached = self.cache.digests() if self.cache else {}
             self.digests.clear(), self.skipped.clear(), self.contracts.clear(), self.problems.clear()
+            self.routes.clear()
             self.calls.clear(), self.deps.clear(), self.rdeps.clear(), self.statuses.clear(), self.used.clear()
             self.facts = FactsStore(self.cache, self.digests, recover=self._recover)
             todo: list[tuple[str, str, str]] = []
@@ -272,11 +274,13 @@ class WorkspaceIndex:
             if row is None or rel in fresh or any(digests.get(d) != dg for d, dg in row[0].items()):
                 relink.append(rel)
                 continue
-            deps, calls, problems = row
+            deps, calls, (problems, routes) = row
             self.calls[rel] = calls
             self.deps[rel] = set(deps)
             if problems:
                 self.problems[rel] = problems
+            if routes:
+                self.routes[rel] = routes
             for dep in deps:
                 self.rdeps.setdefault(dep, set()).add(rel)
         return relink
@@ -288,7 +292,7 @@ class WorkspaceIndex:
         for rel in self._dirty_links:
             if rel in self.calls and rel in self.digests and self.facts.live(rel) is None:
                 rows.append((rel, {d: self.digests.get(d) for d in self.deps.get(rel, ())},
-                             self.calls[rel], self.problems.get(rel, ())))
+                             self.calls[rel], (self.problems.get(rel, ()), self.routes.get(rel, ()))))
         self.cache.store_links(LINKER_VERSION, rows)
         self._dirty_links.clear()
 
@@ -360,6 +364,7 @@ class WorkspaceIndex:
             if facts is None:
                 self.calls.pop(rel, None)
                 self.problems.pop(rel, None)
+                self.routes.pop(rel, None)
                 continue
             try:
                 calls, deps = linker.link_file(rel)
@@ -373,6 +378,10 @@ class WorkspaceIndex:
                 self.problems[rel] = facts.problems
             else:
                 self.problems.pop(rel, None)
+            if facts.routes:
+                self.routes[rel] = facts.routes
+            else:
+                self.routes.pop(rel, None)
             for dep in deps:
                 self.rdeps.setdefault(dep, set()).add(rel)
 
@@ -498,6 +507,18 @@ class WorkspaceIndex:
             for p in sorted(paths):
                 out.extend(self.findings(p))
             return out
+
+    def handlers_of(self, method: str, path: str) -> list[tuple[str, Route]]:
+        """Backend route declarations implementing ``method path`` (either side's
+        parameters match any segment)."""
+        table = EndpointTable([Endpoint(method, path, "", Span(0, 0))])
+        out = []
+        with self.lock:
+            for rel in sorted(self.routes):
+                for route in self.routes[rel]:
+                    if route.method in (method, "ANY") and table.lookup(route.path):
+                        out.append((rel, route))
+        return out
 
     def all_statuses(self) -> list[CallStatus]:
         with self.lock:

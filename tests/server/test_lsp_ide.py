@@ -248,3 +248,19 @@ async def wait_for_report(pull):
             return report
         await asyncio.sleep(0.1)
     raise AssertionError("no diagnostics pulled")
+
+
+async def test_definition_from_a_contract_endpoint_to_backend_handlers(client):
+    root = client.workspace_root
+    yaml = (root / "contracts/openapi.yaml").read_text()
+    get_user = yaml[:yaml.index("get:", yaml.index("  /users/{id}:")) + 1] + "$0"  # the `get` key of /users/{id}
+    for rel, snippet, expected_file, expected_text in (
+        ("contracts/openapi.yaml", get_user, "backend/users.py", '"/users/{user_id}"'),
+        ("contracts/articles.dsl.json", '"path": "/api/articles/:s$0lug"', "backend/articles.js", "'/api/articles/:slug'"),
+    ):
+        uri, pos = at(client, rel, snippet)
+        locs = await client.text_document_definition_async(lsp.DefinitionParams(
+            text_document=lsp.TextDocumentIdentifier(uri=uri), position=pos))
+        assert locs and all(loc.uri.endswith(expected_file) for loc in locs), (rel, locs)
+        line = (root / expected_file).read_text().splitlines()[locs[0].range.start.line]
+        assert line[locs[0].range.start.character:locs[0].range.end.character] == expected_text
