@@ -451,13 +451,20 @@ class RequestRow:
     accept_error: bool = False
 
 
-# Add hover/completion/definition rows here, e.g.:
-#   RequestRow("hover p50/p95 on a call", "textDocument/hover",
-#              lambda c, i: c.lsp.HoverParams(c.lsp.TextDocumentIdentifier(c.uri),
-#                                             c.lsp.Position(c.target_line, c.target_char)), 50.0),
+def _at(c, col: int):
+    return c.lsp.TextDocumentIdentifier(c.uri), c.lsp.Position(c.target_line, col)
+
+
+# Request-latency rows (the target: p95 <= 30 ms for hover, completion, definition).
 REQUEST_ROWS: list[RequestRow] = [
     # The JSON-RPC floor: a method no server implements, answered with MethodNotFound.
     RequestRow("request round-trip floor (unknown method)", "specward/benchPing", lambda c, i: None, None, True),
+    RequestRow("hover on a call", "textDocument/hover",
+               lambda c, i: c.lsp.HoverParams(*_at(c, c.target_char + 2)), 30.0),
+    RequestRow("completion in a URL string", "textDocument/completion",
+               lambda c, i: c.lsp.CompletionParams(*_at(c, c.target_char + 1)), 30.0),
+    RequestRow("definition of a call", "textDocument/definition",
+               lambda c, i: c.lsp.DefinitionParams(*_at(c, c.target_char + 2)), 30.0),
 ]
 
 

@@ -13,6 +13,9 @@ from .. import convert
 from .. import features_ide as f
 
 
+MAX_ITEMS = 50
+
+
 def _complete(session, params: lsp.CompletionParams) -> lsp.CompletionList | None:
     rel = session.rel_of_uri(params.text_document.uri)
     if rel is None or rel in session.index.contracts:
@@ -37,8 +40,12 @@ def _complete(session, params: lsp.CompletionParams) -> lsp.CompletionList | Non
                 break
     start = at - len(ctx.typed.encode("utf-8"))
     rng = convert.range_of(lines, Span(start, at), session.encoding)
+    candidates = [c for c in ide.path_completions(session.index.table, method, base, ctx.quote, ctx.prefix)
+                  if c.label.lower().startswith(ctx.typed.lower())]
+    # a long list costs more to send than to compute: the first ones, the rest on the next key
+    incomplete = len(candidates) > MAX_ITEMS
     items = []
-    for i, c in enumerate(ide.path_completions(session.index.table, method, base, ctx.quote, ctx.prefix)):
+    for i, c in enumerate(candidates[:MAX_ITEMS]):
         ep = c.endpoint
         items.append(lsp.CompletionItem(
             label=c.label, kind=lsp.CompletionItemKind.Reference,
@@ -47,7 +54,7 @@ def _complete(session, params: lsp.CompletionParams) -> lsp.CompletionList | Non
             sort_text=f"{0 if c.preferred else 1}{i:05d}", filter_text=c.label,
             insert_text_format=lsp.InsertTextFormat.Snippet,
             text_edit=lsp.TextEdit(range=rng, new_text=c.snippet)))
-    return lsp.CompletionList(is_incomplete=False, items=items)
+    return lsp.CompletionList(is_incomplete=incomplete, items=items)
 
 
 def _callee_text(lines, st) -> str:

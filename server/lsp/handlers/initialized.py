@@ -55,11 +55,12 @@ async def handle(ls, params: lsp.InitializedParams) -> None:
             message=f"specward skipped {len(items)} file(s): {shown}{' …' if len(items) > 3 else ''}"))
     for problem in idx.config.problems:
         log.warning("configuration: %s", problem.message)
-    # documents opened while indexing are analyzed with their editor text
+    # from here on, didOpen/didChange analyze right away; documents opened while indexing
+    # are analyzed now, with their editor text (no await in between: nothing slips through)
+    session.ready.set()
     for rel in list(session.open):
         session.document_changed(rel)
     await session.publish_all()
-    session.ready.set()
     session.start_watching()
     await _register_client_watching(ls)
 
