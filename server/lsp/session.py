@@ -48,11 +48,12 @@ class Session:
         self.watcher: DiskWatcher | None = None
         self.encoding = convert.encoding_name(server.workspace.position_encoding)
         caps = server.client_capabilities
-        # pull diagnostics when the client can pull *and* be told to pull again (a change
-        # in one file changes others' diagnostics); push otherwise. Never both: a client
-        # doing both would show every diagnostic twice.
-        self.pull = bool(caps.text_document and caps.text_document.diagnostic and caps.workspace
-                         and caps.workspace.diagnostics and caps.workspace.diagnostics.refresh_support)
+        # pull diagnostics when the client can pull (it does as soon as the server offers
+        # it), push otherwise; never both, or every diagnostic shows twice. A pulling
+        # client that supports refresh is told to pull again after each change.
+        self.pull = bool(caps.text_document and caps.text_document.diagnostic)
+        self.refresh = bool(self.pull and caps.workspace and caps.workspace.diagnostics
+                            and caps.workspace.diagnostics.refresh_support)
 
     # ------------------------------------------------------------------ paths
     def rel_of_uri(self, uri: str) -> str | None:
@@ -117,7 +118,7 @@ class Session:
             return
         prepared = fut.result() or ()
         if self.pull:
-            if prepared:
+            if prepared and self.refresh:
                 self.server.workspace_diagnostic_refresh(None)
             return
         for params in prepared:

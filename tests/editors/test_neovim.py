@@ -53,3 +53,23 @@ def test_neovim_shows_specward_diagnostics(nvim: str, tmp_path: Path):
     src = (root / "web/src/features/profile.ts").read_text().splitlines()
     assert src[phantom["lnum"]][phantom["col"]:phantom["end_col"]] == "'/user/profile/avatar'"
     assert phantom["severity"] == 1  # vim.diagnostic.severity.ERROR
+
+
+@pytest.mark.parametrize("nvim", _neovims())
+def test_neovim_hover_and_quick_fix(nvim: str, tmp_path: Path):
+    root = tmp_path / "ws"
+    shutil.copytree(EXAMPLE, root)
+    env = dict(os.environ,
+               SPECWARD_CMD=json.dumps([sys.executable, "-m", "specward.server", "serve"]),
+               SPECWARD_ROOT=str(root), SPECWARD_FILE="web/src/features/profile.ts",
+               SPECWARD_NEEDLE="/user/profile/avatar",
+               HOME=str(tmp_path), XDG_CONFIG_HOME=str(tmp_path / "cfg"), XDG_DATA_HOME=str(tmp_path / "data"),
+               XDG_STATE_HOME=str(tmp_path / "state"))
+    proc = subprocess.run([nvim, "--headless", "-u", "NONE", "-i", "NONE", "-c", f"luafile {HERE / 'nvim_hover_fix.lua'}"],
+                          capture_output=True, text=True, timeout=120, env=env, cwd=root, stdin=subprocess.DEVNULL)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    out = json.loads([ln for ln in proc.stdout.splitlines() if ln.startswith("{")][-1])
+    assert "not in the contract" in out["hover"] and "GET /api/user/profile" in out["hover"]
+    assert out["applied"] == "Replace with GET /api/user/profile"
+    assert out["fixed"] is True and out["codes"] == ["method-mismatch"]
+    assert "api.get('/user/profile')" in out["line"]
