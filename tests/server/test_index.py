@@ -34,12 +34,12 @@ def phantoms(idx: WorkspaceIndex, rel: str) -> list[str]:
 def test_warm_start_parses_nothing_and_finds_the_same(ws: Path):
     cold = WorkspaceIndex(ws)
     cold.build()
-    assert cold.stats["parsed_files"] == 6
+    assert cold.stats["parsed_files"] == 8  # 6 client files, 2 backend files
     assert (ws / ".specward" / "cache.sqlite").is_file()
     assert (ws / ".specward" / ".gitignore").read_text() == "*\n"
     warm = WorkspaceIndex(ws)
     warm.build()
-    assert warm.stats["parsed_files"] == 0 and warm.stats["cached_files"] == 6
+    assert warm.stats["parsed_files"] == 0 and warm.stats["cached_files"] == 8
     assert summary(warm) == summary(cold)
     # one file changed on disk: only it is parsed again
     p = ws / "web/src/components/TagList.tsx"
@@ -84,7 +84,7 @@ def test_cache_rows_from_another_extractor_version_are_ignored(ws: Path):
     db.close()
     idx = WorkspaceIndex(ws)
     idx.build()
-    assert idx.stats["parsed_files"] == 6
+    assert idx.stats["parsed_files"] == 8
 
 
 def test_planted_cache_row_cannot_run_code(ws: Path, tmp_path: Path):

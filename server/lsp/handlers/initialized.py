@@ -36,6 +36,9 @@ async def handle(ls, params: lsp.InitializedParams) -> None:
             session.loop.call_soon_threadsafe(lambda: ls.work_done_progress.report(token, lsp.WorkDoneProgressReport(
                 message=f"Indexing {done:,} / {total:,} files", percentage=int(100 * done / max(total, 1)))))
 
+    # watch first: a file changed while indexing is re-read after the build (jobs run in
+    # order on the index thread), so no change falls between the walk and the watch
+    session.start_watching()
     await session.submit(session.index.build, report)
     # what indexing built lives as long as the server: keep the collector from re-scanning
     # it on every edit (full collections were the edit path's worst latency)
@@ -61,7 +64,6 @@ async def handle(ls, params: lsp.InitializedParams) -> None:
     for rel in list(session.open):
         session.document_changed(rel)
     await session.publish_all()
-    session.start_watching()
     await _register_client_watching(ls)
 
 
