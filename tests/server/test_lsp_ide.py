@@ -156,6 +156,10 @@ async def test_quick_fixes_replace_the_path_and_change_the_method(client):
     titles = [a.title for a in actions]
     assert "Replace with GET /api/user/profile" in titles
     assert "Change the method to GET" in titles and "Change the method to DELETE" in titles
+    add = next(a for a in actions if a.title == "Add GET /api/user/profile/avatar to contracts/openapi.yaml")
+    contract_edit = add.edit.document_changes[0]
+    assert contract_edit.text_document.uri.endswith("contracts/openapi.yaml")
+    assert contract_edit.edits[0].new_text.startswith("\n  /user/profile/avatar:\n    get:\n")
     fix = next(a for a in actions if a.title == "Replace with GET /api/user/profile")
     assert fix.edit.document_changes[0].edits[0].new_text == "'/user/profile'"
     change = next(a for a in actions if a.title == "Change the method to GET")

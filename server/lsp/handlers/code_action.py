@@ -1,7 +1,8 @@
 """``textDocument/codeAction`` quick fixes: on ``phantom-api``, replace the path with each
-of the nearest declared paths; on ``method-mismatch``, change the call's method to a
-declared one (verb methods, ``method:`` options, verb-named wrappers). Every change is a
-``WorkspaceEdit`` the user sees and can undo."""
+of the nearest declared paths, or add the endpoint to the contract (a SpecDSL entry or an
+OpenAPI path item, in the file's own indentation); on ``method-mismatch``, change the
+call's method to a declared one (verb methods, ``method:`` options, ``request("GET", ...)``).
+Every change is a ``WorkspaceEdit`` the user sees and can undo."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import re
 from lsprotocol import types as lsp
 
 from specward.analyzers import ide
+from specward.analyzers.contracts.edit import add_endpoint
 from specward.analyzers.matching import full_path
 from specward.analyzers.model import Span
 
@@ -40,6 +42,9 @@ def _actions(session, params: lsp.CodeActionParams) -> list[lsp.CodeAction]:
                     continue
                 out.append(_fix(f"Replace with {ep.method} {full_path(ep)}", uri, version, lines, call.span, new,
                                 diag, session.encoding, preferred=not out))
+            added = _add_to_contract(session, call, diag)
+            if added is not None:
+                out.append(added)
         elif diag.code == "method-mismatch" and st.status == "method-mismatch":
             declared = sorted({ep.method for ep in session.index.table.candidates(call)})
             text = lines.data[call.call_span.start:call.call_span.end].decode("utf-8", "replace")
@@ -53,6 +58,23 @@ def _actions(session, params: lsp.CodeActionParams) -> list[lsp.CodeAction]:
                 out.append(_fix(f"Change the method to {method}", uri, version, lines, span, new, diag,
                                 session.encoding, preferred=len(declared) == 1))
     return out
+
+
+def _add_to_contract(session, call, diag) -> lsp.CodeAction | None:
+    index = session.index
+    if not index.contracts or call.template is None or call.method == "UNKNOWN":
+        return None
+    near = index.table.nearest(call)
+    rel = near[0].file if near else sorted(index.contracts)[0]
+    contract = index.contracts[rel]
+    base = next((ep.base_path for ep in contract.endpoints if ep.base_path), "")
+    clines, cversion = session.text_of(rel)
+    edit = add_endpoint(rel, clines.data.decode("utf-8", "replace"), call.method, call.template, base)
+    if edit is None:
+        return None
+    span, new_text = edit
+    return _fix(f"Add {call.method} {call.template} to {rel}", session.uri_of(rel), cversion, clines, span, new_text,
+                diag, session.encoding)
 
 
 def _method_edit(call_text: str, old: str, new: str) -> tuple[tuple[int, int], str] | None:
