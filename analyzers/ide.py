@@ -130,6 +130,21 @@ def hover_endpoint(ep: Endpoint, callers: Sequence[tuple[str, int]]) -> str:
     return f"{head}\n\n{len(callers)} call{'s' if len(callers) != 1 else ''}:\n{shown}{more}"
 
 
+_WORD = re.compile(rb"[A-Za-z_$][\w$]*")
+_IMPORT_LINE = re.compile(rb"^\s*(import\b|from\s+\S+\s+import\b|export\s+(type\s+)?\{)")
+
+
+def imported_name_at(line: bytes, column: int) -> str | None:
+    """The identifier at ``column`` (bytes) of ``line`` when the line is an import
+    (``import { User } from './api'``, ``from app.models import User``)."""
+    if not _IMPORT_LINE.match(line):
+        return None
+    for m in _WORD.finditer(line):
+        if m.start() <= column <= m.end():
+            return m.group(0).decode()
+    return None
+
+
 def hover_model(m: Model) -> str:
     return f"**{m.name}**\n\n" + "\n".join(f"- `{n}`: {t}" for n, t in m.fields)
 

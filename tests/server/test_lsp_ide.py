@@ -268,3 +268,20 @@ async def test_definition_from_a_contract_endpoint_to_backend_handlers(client):
         assert locs and all(loc.uri.endswith(expected_file) for loc in locs), (rel, locs)
         line = (root / expected_file).read_text().splitlines()[locs[0].range.start.line]
         assert line[locs[0].range.start.character:locs[0].range.end.character] == expected_text
+
+
+async def test_hover_on_an_imported_model_type_shows_its_fields(client):
+    root = client.workspace_root
+    text = "import type { Article } from './generated/models';\nexport const a: Article | null = null;\n"
+    uri = (root / "web/src/typed.ts").as_uri()
+    client.text_document_did_open(lsp.DidOpenTextDocumentParams(text_document=lsp.TextDocumentItem(
+        uri=uri, language_id="typescript", version=1, text=text)))
+    h = await client.text_document_hover_async(lsp.HoverParams(
+        text_document=lsp.TextDocumentIdentifier(uri=uri), position=marker(text, "{ Art$0icle }")))
+    assert h is not None and h.contents.value.startswith("**Article**")
+    assert "- `slug`: String" in h.contents.value and "contracts/articles.dsl.json" in h.contents.value
+    text2 = (root / "contracts/articles.dsl.json").read_text()
+    h2 = await client.text_document_hover_async(lsp.HoverParams(
+        text_document=lsp.TextDocumentIdentifier(uri=(root / "contracts/articles.dsl.json").as_uri()),
+        position=marker(text2, '"name": "Comm$0ent"')))
+    assert h2 is not None and "- `articleSlug`: String" in h2.contents.value

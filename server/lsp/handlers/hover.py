@@ -13,7 +13,7 @@ from .. import features_ide as f
 def _hover(session, params: lsp.HoverParams) -> lsp.Hover | None:
     rel, hit = f.target(session, params.text_document.uri, params.position)
     if hit is None:
-        return None
+        return _model_import(session, rel, params.position) if rel else None
     kind, obj = hit
     index = session.index
     if kind == "call":
@@ -36,3 +36,17 @@ def _hover(session, params: lsp.HoverParams) -> lsp.Hover | None:
 
 async def handle(ls, params: lsp.HoverParams) -> lsp.Hover | None:
     return await ls.session.request(_hover, ls.session, params) if ls.session else None
+
+
+def _model_import(session, rel: str, pos: lsp.Position) -> lsp.Hover | None:
+    """On an import of a (generated) type named like a contract model: its fields."""
+    lines, _ = session.text_of(rel)
+    at = f.offset(session, rel, pos)
+    line = lines.line_of(at)
+    start = lines.starts[line]
+    name = ide.imported_name_at(lines.line_text(line), at - start)
+    model = f.models(session.index).get(name) if name else None
+    if model is None:
+        return None
+    return lsp.Hover(contents=lsp.MarkupContent(kind=lsp.MarkupKind.Markdown,
+                                                value=ide.hover_model(model) + f"\n\nFrom `{model.file}`"))
