@@ -28,6 +28,11 @@ async def client(lsp_client: LanguageClient, request):
     root: Path = request.getfixturevalue("workspace")
     lsp_client.workspace_root = root
     lsp_client.registrations = []
+    lsp_client.statuses = []
+
+    @lsp_client.feature("specward/status")
+    def status(params):
+        lsp_client.statuses.append(params)
 
     @lsp_client.feature(lsp.CLIENT_REGISTER_CAPABILITY)
     def register_capability(params: lsp.RegistrationParams):
@@ -84,6 +89,10 @@ async def test_indexing_reports_progress(client: LanguageClient):
     assert isinstance(values[0], lsp.WorkDoneProgressBegin)
     reports = [v.message for v in values if isinstance(v, lsp.WorkDoneProgressReport)]
     assert any(m and m.startswith("Indexing ") and " files" in m for m in reports)
+    # the custom status notification brackets indexing
+    await wait_for(lambda: len(client.statuses) >= 2, what="specward/status")
+    states = [getattr(st, "state", None) or st["state"] for st in client.statuses]
+    assert states[:2] == ["indexing", "ready"]
     # and the server asked the client to report file changes too
     await wait_for(lambda: client.registrations, what="file-watch registration")
     assert client.registrations[0].method == lsp.WORKSPACE_DID_CHANGE_WATCHED_FILES

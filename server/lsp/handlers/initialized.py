@@ -31,6 +31,8 @@ async def handle(ls, params: lsp.InitializedParams) -> None:
             log.info("client refused progress: %s", exc)
             progress = False
 
+    _status(ls, "indexing", "Indexing workspace")
+
     def report(done: int, total: int) -> None:
         if progress:
             session.loop.call_soon_threadsafe(lambda: ls.work_done_progress.report(token, lsp.WorkDoneProgressReport(
@@ -50,6 +52,7 @@ async def handle(ls, params: lsp.InitializedParams) -> None:
     log.info(summary)
     if progress:
         ls.work_done_progress.end(token, lsp.WorkDoneProgressEnd(message=summary))
+    _status(ls, "ready", summary)
     if idx.skipped:
         items = sorted(idx.skipped.items())
         shown = ", ".join(f"{p} ({why})" for p, why in items[:3])
@@ -84,6 +87,15 @@ async def _register_client_watching(ls) -> None:
                 watchers=[lsp.FileSystemWatcher(glob_pattern=WATCH_GLOB)]))]))
     except Exception as exc:  # noqa: BLE001
         log.info("client did not accept file-watch registration: %s", exc)
+
+
+def _status(ls, state: str, message: str) -> None:
+    """``specward/status``: a custom notification for clients with a status display (the
+    VS Code extension's status-bar item); other clients ignore it."""
+    try:
+        ls.protocol.notify("specward/status", {"state": state, "message": message})
+    except Exception as exc:  # noqa: BLE001
+        log.debug("status notification failed: %s", exc)
 
 
 def _root(ls) -> Path:
