@@ -235,6 +235,26 @@ class Linker:
         return target, imp.module, imp.name
 
     # ------------------------------------------------------------------ symbols
+    def _through_import(self, idx: "_FileIndex", dotted: str) -> tuple[str, str] | None:
+        """For ``head.rest`` where ``head`` is bound by an import of a workspace file: the
+        file and the name ``head.rest`` has there (a namespace import's first member is
+        the export)."""
+        head, _, rest = dotted.partition(".")
+        if head not in idx.imports:
+            return None
+        t = self._import_target(idx, head)
+        if not t or not t[0]:
+            return None
+        target, _module, export = t
+        if export == "*":
+            if not rest:
+                return None
+            export, _, rest = rest.partition(".")
+        loc = self._export_local(target, export)
+        if loc is None:
+            return None
+        return loc[0], ".".join(x for x in (loc[1], rest) if x)
+
     def _export_local(self, path: str, name: str, depth: int = 0) -> tuple[str, str] | None:
         """(file, local name) that export ``name`` of ``path`` refers to."""
         idx = self._file_index(path)
@@ -294,23 +314,9 @@ class Linker:
             expr = idx.constants.get(cand)
             if expr is not None:
                 return self.resolve_expr(path, expr, None, depth + 1)
-        if head in idx.imports:
-            t = self._import_target(idx, head)
-            if t and t[0]:
-                target, _module, export = t
-                if export == "*":
-                    if not rest:
-                        return None
-                    first, _, rest2 = rest.partition(".")
-                    loc = self._export_local(target, first)
-                    member = ".".join(x for x in (loc[1] if loc else first, rest2) if x)
-                else:
-                    loc = self._export_local(target, export)
-                    if loc is None:
-                        return None
-                    target = loc[0]
-                    member = ".".join(x for x in (loc[1], rest) if x)
-                return self._resolve_ref(loc[0] if loc else target, member, None, depth + 1)
+        hit = self._through_import(idx, name)
+        if hit is not None:
+            return self._resolve_ref(hit[0], hit[1], None, depth + 1)
         return None
 
     def _function(self, idx: "_FileIndex", callee: str, scope: str | None, depth: int = 0) -> tuple[str, FunctionDef] | None:
@@ -325,30 +331,15 @@ class Linker:
         fn = idx.functions.get(callee)
         if fn is not None:
             return idx.facts.path, fn
-        if head in idx.imports:
-            t = self._import_target(idx, head)
-            if t and t[0]:
-                target, _module, export = t
-                if export == "*":
-                    if not rest:
-                        return None
-                    first, _, rest2 = rest.partition(".")
-                    loc = self._export_local(target, first)
-                    if loc is None:
-                        return None
-                    name = ".".join(x for x in (loc[1], rest2) if x)
-                else:
-                    loc = self._export_local(target, export)
-                    if loc is None:
-                        return None
-                    name = ".".join(x for x in (loc[1], rest) if x)
-                tidx = self._file_index(loc[0])
-                if tidx is None:
-                    return None
-                fn = tidx.functions.get(name)
-                if fn is not None:
-                    return loc[0], fn
-                return self._function(tidx, name, None, depth + 1) if name != callee else None
+        hit = self._through_import(idx, callee)
+        if hit is not None:
+            tidx = self._file_index(hit[0])
+            if tidx is None:
+                return None
+            fn = tidx.functions.get(hit[1])
+            if fn is not None:
+                return hit[0], fn
+            return self._function(tidx, hit[1], None, depth + 1) if hit[1] != callee else None
         return None
 
     def _client(self, idx: "_FileIndex", name: str, scope: str | None, depth: int = 0) -> tuple[str, ClientDef] | None:
@@ -366,15 +357,11 @@ class Linker:
             if s is None:
                 break
             s = s.rpartition(".")[0] or None
-        if head in idx.imports:
-            t = self._import_target(idx, head)
-            if t and t[0]:
-                loc = self._export_local(t[0], t[2] if t[2] != "*" else rest)
-                if loc:
-                    tidx = self._file_index(loc[0])
-                    if tidx is not None:
-                        member = loc[1] if t[2] == "*" else ".".join(x for x in (loc[1], rest) if x)
-                        return self._client(tidx, member, None, depth + 1)
+        hit = self._through_import(idx, name)
+        if hit is not None:
+            tidx = self._file_index(hit[0])
+            if tidx is not None:
+                return self._client(tidx, hit[1], None, depth + 1)
         return None
 
     # ------------------------------------------------------------------ wrappers

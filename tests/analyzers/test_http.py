@@ -252,3 +252,23 @@ def list_orders(page):
         "web/orders.ts:1 GET /api/users matched",
         "web/orders.ts:2 GET /api/users/x-{name} matched",
     ]
+
+
+def test_namespace_imports_of_constants_clients_and_wrappers():
+    got = analyze(CONTRACT + """
+//- web/lib.ts
+import axios from 'axios';
+export const API = '/api';
+export const http = axios.create({ baseURL: '/api' });
+export function get(path) { return fetch(API + path); }
+//- web/use.ts
+import * as lib from './lib';
+fetch(lib.API + '/users');
+lib.http.delete(`/users/${id}`);
+lib.get('/userz');
+""")
+    assert got == [
+        "web/use.ts:2 GET /api/users matched",
+        "web/use.ts:3 DELETE /api/users/{id} matched",
+        "web/use.ts:4 GET /api/userz phantom",
+    ]

@@ -2,66 +2,10 @@
 
 from __future__ import annotations
 
-import asyncio
-import shutil
-import sys
-import time
-from pathlib import Path
-
-import pytest
-import pytest_lsp
 from lsprotocol import types as lsp
-from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
+from pytest_lsp import LanguageClient
 
-EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "fullstack"
-
-
-@pytest.fixture
-def workspace(tmp_path: Path) -> Path:
-    root = tmp_path / "ws"
-    shutil.copytree(EXAMPLE, root)
-    return root
-
-
-@pytest_lsp.fixture(config=ClientServerConfig(server_command=[sys.executable, "-m", "specward.server", "serve"]))
-async def client(lsp_client: LanguageClient, request):
-    root: Path = request.getfixturevalue("workspace")
-    lsp_client.workspace_root = root
-    lsp_client.registrations = []
-    lsp_client.statuses = []
-
-    @lsp_client.feature("specward/status")
-    def status(params):
-        lsp_client.statuses.append(params)
-
-    @lsp_client.feature(lsp.CLIENT_REGISTER_CAPABILITY)
-    def register_capability(params: lsp.RegistrationParams):
-        lsp_client.registrations.extend(params.registrations)
-    await lsp_client.initialize_session(lsp.InitializeParams(
-        capabilities=client_capabilities("visual-studio-code"),
-        root_uri=root.as_uri(),
-        workspace_folders=[lsp.WorkspaceFolder(uri=root.as_uri(), name="ws")],
-    ))
-    yield
-    await lsp_client.shutdown_session()
-
-
-async def wait_for(cond, timeout: float = 60.0, what: str = "condition"):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = cond()
-        if value:
-            return value
-        await asyncio.sleep(0.05)
-    raise AssertionError(f"timed out waiting for {what}")
-
-
-def codes(client: LanguageClient, root: Path, rel: str) -> list[str]:
-    return sorted(str(d.code) for d in client.diagnostics.get((root / rel).as_uri(), []))
-
-
-def messages(client: LanguageClient, root: Path, rel: str) -> list[str]:
-    return sorted(d.message for d in client.diagnostics.get((root / rel).as_uri(), []))
+from conftest import codes, messages, wait_for
 
 
 async def test_example_diagnostics_are_published(client: LanguageClient):

@@ -5,42 +5,9 @@ inline fixture), never as hand-counted line/column pairs."""
 
 from __future__ import annotations
 
-import shutil
-import sys
-from pathlib import Path
-
-import pytest
-import pytest_lsp
 from lsprotocol import types as lsp
-from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
-from test_lsp_e2e import wait_for, codes
-
-EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "fullstack"
-
-
-@pytest.fixture
-def workspace(tmp_path: Path) -> Path:
-    root = tmp_path / "ws"
-    shutil.copytree(EXAMPLE, root)
-    return root
-
-
-@pytest_lsp.fixture(config=ClientServerConfig(server_command=[sys.executable, "-m", "specward.server", "serve"]))
-async def client(lsp_client: LanguageClient, request):
-    root: Path = request.getfixturevalue("workspace")
-    lsp_client.workspace_root = root
-
-    @lsp_client.feature(lsp.CLIENT_REGISTER_CAPABILITY)
-    def register_capability(params):
-        return None
-
-    await lsp_client.initialize_session(lsp.InitializeParams(
-        capabilities=client_capabilities("visual-studio-code"), root_uri=root.as_uri(),
-        workspace_folders=[lsp.WorkspaceFolder(uri=root.as_uri(), name="ws")]))
-    await wait_for(lambda: codes(lsp_client, root, "web/src/features/profile.ts"), what="initial index")
-    yield
-    await lsp_client.shutdown_session()
+from conftest import codes, wait_for
 
 
 def marker(text: str, snippet: str) -> lsp.Position:
@@ -171,27 +138,6 @@ async def test_quick_fixes_replace_the_path_and_change_the_method(client):
         text_document=lsp.VersionedTextDocumentIdentifier(uri=uri, version=2),
         content_changes=[lsp.TextDocumentContentChangeWholeDocument(text=text)]))
     await wait_for(lambda: codes(client, root, rel) == [], what="fixed")
-
-
-@pytest_lsp.fixture(config=ClientServerConfig(server_command=[sys.executable, "-m", "specward.server", "serve"]))
-async def pull_client(lsp_client: LanguageClient, request):
-    """A client that pulls diagnostics (and supports refresh), with UTF-8 positions."""
-    root: Path = request.getfixturevalue("workspace")
-    lsp_client.workspace_root = root
-
-    @lsp_client.feature(lsp.CLIENT_REGISTER_CAPABILITY)
-    def register_capability(params):
-        return None
-
-    caps = client_capabilities("visual-studio-code")
-    caps.text_document.diagnostic = lsp.DiagnosticClientCapabilities(related_document_support=True)
-    caps.workspace.diagnostics = lsp.DiagnosticWorkspaceClientCapabilities(refresh_support=True)
-    caps.general = lsp.GeneralClientCapabilities(position_encodings=[lsp.PositionEncodingKind.Utf8])
-    result = await lsp_client.initialize_session(lsp.InitializeParams(
-        capabilities=caps, root_uri=root.as_uri(), workspace_folders=[lsp.WorkspaceFolder(uri=root.as_uri(), name="ws")]))
-    lsp_client.encoding = result.capabilities.position_encoding
-    yield
-    await lsp_client.shutdown_session()
 
 
 async def test_pull_diagnostics_with_result_ids_and_no_push(pull_client):

@@ -1,0 +1,86 @@
+"""Shared fixtures for the end-to-end tests: the real server over stdio (pytest-lsp) on a
+fresh copy of the example workspace."""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import pytest_lsp
+from lsprotocol import types as lsp
+from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "fullstack"
+SERVER = ClientServerConfig(server_command=[sys.executable, "-m", "specward.server", "serve"])
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    root = tmp_path / "ws"
+    shutil.copytree(EXAMPLE, root)
+    return root
+
+
+async def wait_for(cond, timeout: float = 60.0, what: str = "condition"):
+    """Poll a condition (never a fixed sleep)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = cond()
+        if value:
+            return value
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def codes(client: LanguageClient, root: Path, rel: str) -> list[str]:
+    return sorted(str(d.code) for d in client.diagnostics.get((root / rel).as_uri(), []))
+
+
+def messages(client: LanguageClient, root: Path, rel: str) -> list[str]:
+    return sorted(d.message for d in client.diagnostics.get((root / rel).as_uri(), []))
+
+
+async def _start(lsp_client: LanguageClient, root: Path, caps: lsp.ClientCapabilities):
+    lsp_client.workspace_root = root
+    lsp_client.registrations = []
+    lsp_client.statuses = []
+
+    @lsp_client.feature("specward/status")
+    def status(params):
+        lsp_client.statuses.append(params)
+
+    @lsp_client.feature(lsp.CLIENT_REGISTER_CAPABILITY)
+    def register_capability(params: lsp.RegistrationParams):
+        lsp_client.registrations.extend(params.registrations)
+
+    result = await lsp_client.initialize_session(lsp.InitializeParams(
+        capabilities=caps, root_uri=root.as_uri(), workspace_folders=[lsp.WorkspaceFolder(uri=root.as_uri(), name="ws")]))
+    lsp_client.encoding = result.capabilities.position_encoding
+    # every test starts once the example is indexed (the server says so: specward/status)
+    await wait_for(lambda: any((getattr(st, "state", None) or st.get("state")) == "ready" for st in lsp_client.statuses),
+                   what="the end of indexing")
+    return result
+
+
+@pytest_lsp.fixture(config=SERVER)
+async def client(lsp_client: LanguageClient, request):
+    """A client that takes pushed diagnostics (VS Code's capabilities as pytest-lsp records them)."""
+    await _start(lsp_client, request.getfixturevalue("workspace"), client_capabilities("visual-studio-code"))
+    yield
+    await lsp_client.shutdown_session()
+
+
+@pytest_lsp.fixture(config=SERVER)
+async def pull_client(lsp_client: LanguageClient, request):
+    """A client that pulls diagnostics (and supports refresh), with UTF-8 positions."""
+    caps = client_capabilities("visual-studio-code")
+    caps.text_document.diagnostic = lsp.DiagnosticClientCapabilities(related_document_support=True)
+    caps.workspace.diagnostics = lsp.DiagnosticWorkspaceClientCapabilities(refresh_support=True)
+    caps.general = lsp.GeneralClientCapabilities(position_encodings=[lsp.PositionEncodingKind.Utf8])
+    await _start(lsp_client, request.getfixturevalue("workspace"), caps)
+    yield
+    await lsp_client.shutdown_session()
