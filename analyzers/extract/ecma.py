@@ -1,12 +1,15 @@
 """Per-file facts from JavaScript, TypeScript and TSX source.
 
 ``extract_ecma(path, text, grammar)`` parses the text once and runs three queries once each:
-``queries/ecma-deep.scm`` over the whole tree (calls, function-like nodes, locals, object
-literal members, clients) and ``queries/ecma-top.scm`` plus ``queries/ecma-top-javascript.scm``
-or ``queries/ecma-top-typescript.scm`` limited to the children of ``program``
+``queries/ecma-deep.scm`` over the whole tree (calls, function-like nodes, locals, clients)
+and ``queries/ecma-top.scm`` plus ``queries/ecma-top-javascript.scm`` or
+``queries/ecma-top-typescript.scm`` limited to the children of ``program``
 (``set_max_start_depth(1)``: imports, exports, definitions, classes, enums, Angular clients),
-which costs almost nothing. The Python side only dispatches matches and evaluates expression
-nodes into URL expressions / argument values (small recursive functions); no tree walks.
+which costs almost nothing. ``queries/ecma-members.scm`` (object-literal members) runs only on
+the subtrees of module-level object literals (constants, ``export default {...}``,
+``module.exports = {...}``). Matches are dispatched by pattern index (kinds computed once per
+compiled query). The Python side only dispatches matches and evaluates expression nodes into
+URL expressions / argument values (small recursive functions); no tree walks.
 
 Spans are byte offsets into ``text.encode("utf-8")`` (plus ``base`` for the script blocks of
 Vue/Svelte components, see ``extract/components.py``). The extractor never raises: on an
@@ -39,7 +42,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 
-from tree_sitter import Node, QueryCursor
+from tree_sitter import Node, Query, QueryCursor
 
 from .. import languages
 from ..model import (
@@ -203,17 +206,94 @@ class _Fn:
     """A function-like node: its parameters (lazily), local declarations, enclosing function
     and, when it is a ``FunctionDef``, its qualified name."""
 
-    __slots__ = ("node", "start", "end", "parent", "name", "named", "locals", "_params")
+    __slots__ = ("node", "id", "start", "end", "parent", "name", "named", "locals", "_params")
 
-    def __init__(self, node: Node) -> None:
+    def __init__(self, node: Node, start: int, end: int) -> None:
         self.node = node
-        self.start = node.start_byte
-        self.end = node.end_byte
+        self.id = node.id
+        self.start = start
+        self.end = end
         self.parent: _Fn | None = None
         self.name: str | None = None
         self.named: _Fn | None = None  # innermost named function (self included)
         self.locals: dict[str, tuple[Node, bool]] = {}
         self._params: dict[str, tuple[int, str | None]] | None = None
+
+
+# Match kinds: the first of these capture names a match has (the last, "export", when none).
+_KINDS = (
+    "call",
+    "scope",
+    "local.name",
+    "assigned",
+    "function",
+    "function.default",
+    "method",
+    "definition.variable",
+    "definition.function",
+    "definition.class",
+    "definition.enum",
+    "import.source",
+    "require.source",
+    "class",
+    "commonjs",
+    "client",
+    "angular.name",
+    "server.name",
+    "enum.member",
+)
+
+
+def _kind(c: dict) -> str:
+    for k in _KINDS:
+        if k in c:
+            return k
+    return "export"
+
+
+def _pattern_kinds(q: Query) -> list[str | None]:
+    """Per pattern, its match kind when every match of the pattern has the same one (the
+    deciding capture is not optional), else None (decided per match by ``_kind``)."""
+    names = [q.capture_name(i) for i in range(q.capture_count)]
+    out: list[str | None] = []
+    for p in range(q.pattern_count):
+        present: dict[str, str | None] = {}
+        for i, name in enumerate(names):
+            try:
+                present[name] = q.capture_quantifier(p, i)
+            except Exception:  # noqa: BLE001 - some bindings raise for "not in this pattern"
+                continue
+        kind: str | None = "export"
+        for k in _KINDS:
+            if k in present:
+                kind = k if present[k] in ("", "+") else None  # "" is "exactly one"
+                break
+        out.append(kind)
+    return out
+
+
+_QUERIES: dict[str, tuple] = {}
+
+
+def _queries(grammar: str) -> tuple:
+    """((query, pattern kinds, module-level?) in dispatch order, members query) per grammar."""
+    qs = _QUERIES.get(grammar)
+    if qs is None:
+        extra = "ecma-top-javascript.scm" if grammar == "javascript" else "ecma-top-typescript.scm"
+        steps = []
+        for name, top in (("ecma-deep.scm", False), ("ecma-top.scm", True), (extra, True)):
+            q = languages.query(grammar, name)
+            steps.append((q, _pattern_kinds(q), top))
+        qs = _QUERIES[grammar] = (tuple(steps), languages.query(grammar, "ecma-members.scm"))
+    return qs
+
+
+def _start(n: Node) -> int:
+    return n.start_byte
+
+
+def _first_start(t: tuple) -> int:
+    return t[0].start_byte
 
 
 class EcmaCollector:
@@ -370,8 +450,8 @@ class _Program:
         if i < 0:
             return None
         r: _Fn | None = self.fns[i]
-        s, e = n.start_byte, n.end_byte
-        while r is not None and not (r.start <= s and e <= r.end and r.node.id != n.id):
+        s, e, nid = n.start_byte, n.end_byte, n.id
+        while r is not None and not (r.start <= s and e <= r.end and r.id != nid):
             r = r.parent
         return r
 
@@ -465,7 +545,7 @@ class _Program:
         if t == "template_string":
             return self.template(n, rec, scope, depth)
         if t == "identifier" or t == "shorthand_property_identifier":
-            return self.ident(self.text(n), rec, scope, depth)
+            return self.ident(self.src[n.start_byte : n.end_byte].decode("utf-8", "replace"), rec, scope, depth)
         if t == "member_expression" or t == "subscript_expression":
             return self.member(n, rec, scope)
         if t == "binary_expression":
@@ -508,12 +588,13 @@ class _Program:
 
     def template(self, n: Node, rec: _Fn | None, scope: _Fn | None, depth: int) -> UrlExpr:
         parts: list[Part] = []
+        src = self.src
         for c in n.named_children:
             t = c.type
             if t == "string_fragment":
-                parts.append(Lit(self.text(c)))
+                parts.append(Lit(src[c.start_byte : c.end_byte].decode("utf-8", "replace")))
             elif t == "escape_sequence":
-                parts.append(Lit(unescape(self.text(c))))
+                parts.append(Lit(unescape(src[c.start_byte : c.end_byte].decode("utf-8", "replace"))))
             elif t == "template_substitution":
                 e = c.named_child(0)
                 r = None
@@ -588,15 +669,16 @@ class _Program:
         t = n.type
         if t == "object":
             return self.obj(n, rec, scope, 0)
+        base = self.base
         if t in _STRINGISH:
             r = self.ev(n, rec, scope)
             if r is not None:
                 if len(r) == 1 and type(r[0]) is Param:
                     r = (Unknown(f"value of {r[0].name}"),)  # type: ignore[union-attr]
-                return StrVal(r, self.span(n))
+                return StrVal(r, Span(base + n.start_byte, base + n.end_byte))
         elif t in _COMPUTED:
-            return StrVal((Unknown(self.reason(n)),), self.span(n))
-        return OtherVal(self.span(n))
+            return StrVal((Unknown(self.reason(n)),), Span(base + n.start_byte, base + n.end_byte))
+        return OtherVal(Span(base + n.start_byte, base + n.end_byte))
 
     def obj(self, n: Node, rec: _Fn | None, scope: _Fn | None, depth: int) -> ObjVal:
         fields: list[tuple[str, ArgVal]] = []
@@ -629,21 +711,25 @@ class _Program:
     # ------------------------------------------------------------------ main
 
     def run(self) -> None:
+        try:
+            self._run()
+        finally:
+            for f in self.fns:  # `named` can be the function itself: no cycle outlives the run
+                f.named = None
+
+    def _run(self) -> None:
         out = self.out
-        tree = languages.parse(self.grammar, self.src, self.key)
-        root = tree.root_node
         g = self.grammar
-        extra = "ecma-top-javascript.scm" if g == "javascript" else "ecma-top-typescript.scm"
-        matches = QueryCursor(languages.query(g, "ecma-deep.scm")).matches(root)
-        for name in ("ecma-top.scm", extra):
-            top = QueryCursor(languages.query(g, name))
-            top.set_max_start_depth(1)  # patterns are rooted at children of `program`
-            matches += top.matches(root)
+        src = self.src
+        base = self.base
+        tree = languages.parse(g, src, self.key)
+        root = tree.root_node
+        qs = _queries(g)
 
         scopes: list[Node] = []
         names: dict[int, tuple[str, Node, Node]] = {}  # function node id -> (name, name node, node)
-        members: list[tuple[Node, Node, Node]] = []
         roots: dict[int, str] = {}  # object node id -> qualified prefix
+        root_nodes: list[Node] = []
         top_vars: list[tuple[Node, Node, bool]] = []
         locals_: list[tuple[Node, Node, bool]] = []
         exports: list[dict] = []
@@ -653,152 +739,205 @@ class _Program:
         calls: list[dict] = []
         servers: dict[str, str] = {}
         enums: list[dict] = []
-        text = self.text
-        span = self.span
+        definitions = out.definitions
+        assigned = self.assigned
 
-        for _, c in matches:
-            if "call" in c:
-                calls.append(c)
-            elif "scope" in c:
-                scopes.append(c["scope"][0])
-            elif "local.name" in c:
-                kind = c.get("local.kind")
-                locals_.append((c["local.name"][0], c["local.value"][0], bool(kind) and kind[0].type == "const"))
-            elif "member.key" in c:
-                members.append((c["member.object"][0], c["member.key"][0], c["member.value"][0]))
-            elif "assigned" in c:
-                self.assigned.add(text(c["assigned"][0]))
-            elif "function" in c:
-                fn = c["function"][0]
-                if "function.name" in c:
-                    nn = c["function.name"][0]
-                    names.setdefault(fn.id, (text(nn), nn, fn))
-                elif "function.member" in c:
-                    nn = c["function.member"][0]
-                    segs = self.dotted(nn)
-                    if segs:
-                        names.setdefault(fn.id, (".".join(segs), nn, fn))
-            elif "function.default" in c:
-                fn = c["function.default"][0]
-                names.setdefault(fn.id, ("default", fn, fn))
-            elif "method" in c:
-                fn = c["method"][0]
-                nn = c["method.name"][0]
-                qual = f"{text(c['method.class'][0])}.{text(nn)}"
-                names.setdefault(fn.id, (qual, nn, fn))
-                out.definitions.append(Definition(qual, "method", span(nn)))
-            elif "definition.variable" in c:
-                nn = c["definition.variable"][0]
-                out.definitions.append(Definition(text(nn), "variable", span(nn)))
-                value = c.get("definition.value")
-                kind = c.get("definition.kind")
-                if value:
-                    top_vars.append((nn, value[0], bool(kind) and kind[0].type == "const"))
-            elif "definition.function" in c:
-                nn = c["definition.function"][0]
-                out.definitions.append(Definition(text(nn), "function", span(nn)))
-            elif "definition.class" in c:
-                nn = c["definition.class"][0]
-                out.definitions.append(Definition(text(nn), "class", span(nn)))
-            elif "definition.enum" in c:
-                nn = c["definition.enum"][0]
-                out.definitions.append(Definition(text(nn), "variable", span(nn)))
-            elif "import.source" in c:
-                self.on_import(c)
-            elif "require.source" in c:
-                self.on_require(c)
-            elif "class" in c:
-                n = c["class"][0]
-                self.classes.append((n.start_byte, n.end_byte, text(c["class.name"][0])))
-            elif "commonjs" in c:
-                commonjs.append(c)
-            elif "client" in c:
-                clients.append(c)
-            elif "angular.name" in c:
-                angular.append(c)
-            elif "server.name" in c:
-                factory = text(c["server.factory"][0])
-                servers[text(c["server.name"][0])] = "fastify" if "astify" in factory else "express"
-            elif "enum.member" in c:
-                enums.append(c)
-            else:
-                exports.append(c)
+        def text(n: Node) -> str:
+            return src[n.start_byte : n.end_byte].decode("utf-8", "replace")
 
-        # ---- function-like nodes: nesting, names
-        scopes.sort(key=lambda n: (n.start_byte, -n.end_byte))
-        stack: list[_Fn] = []
-        for n in scopes:
-            f = _Fn(n)
-            while stack and stack[-1].end <= f.start:
-                stack.pop()
-            f.parent = stack[-1] if stack else None
-            named = names.get(n.id)
-            if named is not None:
-                f.name = named[0]
-            stack.append(f)
-            self.fns.append(f)
-            self.fn_by_id[n.id] = f
-        self.fn_starts = [f.start for f in self.fns]
+        def span(n: Node) -> Span:
+            return Span(base + n.start_byte, base + n.end_byte)
+
+        # ---- dispatch the matches: deep query first, then the module-level ones (the order
+        # decides which name a function node keeps and the order of equal-span facts)
+        for q, kinds, top in qs[0]:
+            cursor = QueryCursor(q)
+            if top:
+                cursor.set_max_start_depth(1)  # patterns are rooted at children of `program`
+            for pi, c in cursor.matches(root):
+                k = kinds[pi] or _kind(c)
+                if k == "call":
+                    calls.append(c)
+                elif k == "scope":
+                    scopes.append(c["scope"][0])
+                elif k == "local.name":
+                    kind = c.get("local.kind")
+                    locals_.append((c["local.name"][0], c["local.value"][0], bool(kind) and kind[0].type == "const"))
+                elif k == "function":
+                    fn = c["function"][0]
+                    if "function.name" in c:
+                        nn = c["function.name"][0]
+                        if fn.id not in names:
+                            names[fn.id] = (text(nn), nn, fn)
+                    elif "function.member" in c:
+                        nn = c["function.member"][0]
+                        segs = self.dotted(nn)
+                        if segs and fn.id not in names:
+                            names[fn.id] = (".".join(segs), nn, fn)
+                elif k == "definition.variable":
+                    nn = c["definition.variable"][0]
+                    definitions.append(Definition(text(nn), "variable", span(nn)))
+                    value = c.get("definition.value")
+                    if value:
+                        kind = c.get("definition.kind")
+                        top_vars.append((nn, value[0], bool(kind) and kind[0].type == "const"))
+                elif k == "definition.function":
+                    nn = c["definition.function"][0]
+                    definitions.append(Definition(text(nn), "function", span(nn)))
+                elif k == "export":
+                    exports.append(c)
+                elif k == "import.source":
+                    self.on_import(c)
+                elif k == "method":
+                    fn = c["method"][0]
+                    nn = c["method.name"][0]
+                    qual = f"{text(c['method.class'][0])}.{text(nn)}"
+                    if fn.id not in names:
+                        names[fn.id] = (qual, nn, fn)
+                    definitions.append(Definition(qual, "method", span(nn)))
+                elif k == "definition.class":
+                    nn = c["definition.class"][0]
+                    definitions.append(Definition(text(nn), "class", span(nn)))
+                elif k == "class":
+                    n = c["class"][0]
+                    self.classes.append((n.start_byte, n.end_byte, text(c["class.name"][0])))
+                elif k == "assigned":
+                    assigned.add(text(c["assigned"][0]))
+                elif k == "function.default":
+                    fn = c["function.default"][0]
+                    if fn.id not in names:
+                        names[fn.id] = ("default", fn, fn)
+                elif k == "definition.enum":
+                    nn = c["definition.enum"][0]
+                    definitions.append(Definition(text(nn), "variable", span(nn)))
+                elif k == "require.source":
+                    self.on_require(c)
+                elif k == "commonjs":
+                    commonjs.append(c)
+                elif k == "client":
+                    clients.append(c)
+                elif k == "angular.name":
+                    angular.append(c)
+                elif k == "server.name":
+                    factory = text(c["server.factory"][0])
+                    servers[text(c["server.name"][0])] = "fastify" if "astify" in factory else "express"
+                elif k == "enum.member":
+                    enums.append(c)
+
+        # ---- function-like nodes: nesting, names (pre-order: sorted by start, outer first)
+        if scopes:
+            keyed = [(n.start_byte, -n.end_byte, i) for i, n in enumerate(scopes)]
+            keyed.sort()
+            stack: list[_Fn] = []
+            fns = self.fns
+            fn_by_id = self.fn_by_id
+            for s, e, i in keyed:
+                n = scopes[i]
+                f = _Fn(n, s, -e)
+                while stack and stack[-1].end <= s:
+                    stack.pop()
+                f.parent = stack[-1] if stack else None
+                named = names.get(f.id)
+                if named is not None:
+                    f.name = named[0]
+                stack.append(f)
+                fns.append(f)
+                fn_by_id[f.id] = f
+            self.fn_starts = [s for s, _, _ in keyed]
 
         # ---- object-literal roots: module-level const objects, export default / module.exports objects
         for nn, value, _ in top_vars:
             value = _unwrap(value)
             if value.type == "object":
                 roots[value.id] = text(nn)
+                root_nodes.append(value)
         for c in exports:
             v = c.get("export.value")
-            if v and _unwrap(v[0]).type == "object":
-                roots[_unwrap(v[0]).id] = "default"
+            if v:
+                v = _unwrap(v[0])
+                if v.type == "object":
+                    roots[v.id] = "default"
+                    root_nodes.append(v)
         for c in commonjs:
             v = c.get("commonjs.default")
-            if v and _unwrap(v[0]).type == "object":
-                roots[_unwrap(v[0]).id] = "default"
+            if v:
+                v = _unwrap(v[0])
+                if v.type == "object":
+                    roots[v.id] = "default"
+                    root_nodes.append(v)
         member_constants: list[tuple[Node, str, Node]] = []
         if roots:
-            members.sort(key=lambda m: m[1].start_byte)
-            for objn, key, value in members:
-                prefix = roots.get(objn.id)
-                if prefix is None:
+            # members of the roots and of objects nested in them, in source order (a nested
+            # object becomes a root before its own members are seen); roots do not overlap
+            root_nodes.sort(key=_start)
+            member_q = qs[1]
+            seen_roots: set[int] = set()
+            for rn in root_nodes:
+                if rn.id in seen_roots:
                     continue
-                k = self.key_text(key)
-                if k is None:
-                    continue
-                qual = f"{prefix}.{k}"
-                inner = _unwrap(value)
-                vt = inner.type
-                if vt == "object":
-                    roots[inner.id] = qual
-                elif vt in _FUNCTION_NODES:
-                    if inner.id not in names:
-                        names[inner.id] = (qual, key, inner)
-                        f = self.fn_by_id.get(inner.id)
-                        if f is not None:
-                            f.name = qual
-                elif vt in _STRINGISH:
-                    member_constants.append((key, qual, inner))
+                seen_roots.add(rn.id)
+                cursor = QueryCursor(member_q)
+                cursor.set_byte_range(rn.start_byte, rn.end_byte)
+                members = [
+                    (c["member.key"][0], c["member.object"][0], c["member.value"][0])
+                    for _, c in cursor.matches(rn)
+                ]
+                members.sort(key=_first_start)
+                for key, objn, value in members:
+                    prefix = roots.get(objn.id)
+                    if prefix is None:
+                        continue
+                    k = self.key_text(key)
+                    if k is None:
+                        continue
+                    qual = f"{prefix}.{k}"
+                    inner = _unwrap(value)
+                    vt = inner.type
+                    if vt == "object":
+                        roots[inner.id] = qual
+                    elif vt in _FUNCTION_NODES:
+                        if inner.id not in names:
+                            names[inner.id] = (qual, key, inner)
+                            f = self.fn_by_id.get(inner.id)
+                            if f is not None:
+                                f.name = qual
+                    elif vt in _STRINGISH:
+                        member_constants.append((key, qual, inner))
 
         for f in self.fns:
             p = f.parent
             f.named = f if f.name is not None else (p.named if p is not None else None)
 
         # ---- locals (declarations inside functions)
-        for nn, value, is_const in locals_:
-            f = self.locate(nn)
-            if f is not None:
-                f.locals.setdefault(text(nn), (value, is_const))
-                self.maybe.add(self.src[nn.start_byte : nn.end_byte])
+        maybe = self.maybe
+        if locals_ and self.fns:
+            locate = self.locate
+            for nn, value, is_const in locals_:
+                f = locate(nn)
+                if f is not None:
+                    raw = src[nn.start_byte : nn.end_byte]
+                    loc = f.locals
+                    name = raw.decode("utf-8", "replace")
+                    if name not in loc:
+                        loc[name] = (value, is_const)
+                    maybe.add(raw)
 
         # ---- functions (their parameters are what call arguments can refer to as Arg)
-        maybe = self.maybe
+        functions = out.functions
+        fn_by_id = self.fn_by_id
+        param_list = self.param_list
         for name, nn, fn in names.values():
-            plist = self.param_list(fn)
-            out.functions.append(FunctionDef(name, tuple(lbl for lbl, _ in plist), span(fn), span(nn)))
-            f = self.fn_by_id.get(fn.id)
+            plist = param_list(fn)
+            functions.append(
+                FunctionDef(name, tuple([lbl for lbl, _ in plist]), span(fn), span(nn))
+            )
+            f = fn_by_id.get(fn.id)
             if f is not None and f._params is None:
                 f._params = p = {}
                 for index, (_, binds) in enumerate(plist):
                     for bound, fld in binds:
-                        p.setdefault(bound, (index, fld))
+                        if bound not in p:
+                            p[bound] = (index, fld)
                         maybe.add(bound.encode("utf-8"))
 
         # ---- constants
@@ -806,11 +945,11 @@ class _Program:
             if is_const and value.type in _STRINGISH:
                 r = self.ev(value, None, None)
                 if r is not None:
-                    out.constants.append((self.base + nn.start_byte, text(nn), r))
+                    out.constants.append((base + nn.start_byte, text(nn), r))
         for key, qual, value in member_constants:
             r = self.ev(value, None, None)
             if r is not None:
-                out.constants.append((self.base + key.start_byte, qual, r))
+                out.constants.append((base + key.start_byte, qual, r))
         for c in enums:
             value = c["enum.value"][0]
             if value.type in _STRINGISH:
@@ -818,7 +957,7 @@ class _Program:
                 if r is not None:
                     member = c["enum.member"][0]
                     qual = f"{text(c['enum.name'][0])}.{self.key_text(member)}"
-                    out.constants.append((self.base + member.start_byte, qual, r))
+                    out.constants.append((base + member.start_byte, qual, r))
 
         # ---- exports
         for c in exports:
@@ -840,8 +979,9 @@ class _Program:
             out.clients.append(ClientDef(f"this.{text(nn)}", "angular", None, span(nn), cls))
 
         # ---- calls and routes
+        on_call = self.on_call
         for c in calls:
-            self.on_call(c, servers)
+            on_call(c, servers)
 
     # ------------------------------------------------------------------ handlers
 
@@ -1042,13 +1182,25 @@ class _Program:
             else:
                 return
         call = c["call"][0]
-        f = self.locate(call)
+        f = self.locate(call) if self.fns else None
         scope = f.named if f is not None else None
-        vals = tuple(self.arg(a, f, scope) for a in args if a.type != "comment")
-        if not hit and not any(_url_like(v) for v in vals):
-            return
+        arg = self.arg
+        vals = tuple([arg(a, f, scope) for a in args if a.type != "comment"])
+        if not hit:
+            for v in vals:
+                if _url_like(v):
+                    break
+            else:
+                return
+        base = self.base
         self.out.calls.append(
-            CallSite(self.callee_text(fn), self.span(call), vals, (), scope.name if scope is not None else None)
+            CallSite(
+                self.callee_text(fn),
+                Span(base + call.start_byte, base + call.end_byte),
+                vals,
+                (),
+                scope.name if scope is not None else None,
+            )
         )
 
     def on_route(self, fn: Node, args: list[Node], servers: dict[str, str]) -> bool:

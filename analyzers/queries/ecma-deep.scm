@@ -1,6 +1,6 @@
 ; Facts found anywhere in a JavaScript, TypeScript or TSX tree (compiles for all three
 ; grammars). Run by analyzers/extract/ecma.py over the whole tree, once per file; module-level
-; patterns live in ecma-top*.scm.
+; patterns live in ecma-top*.scm, members of object-literal roots in ecma-members.scm.
 ;
 ; Captures (captures starting with "_" only serve predicates):
 ;   call               any call expression with an argument list
@@ -10,9 +10,6 @@
 ;   function           a named function node (declaration, arrow, function expression)
 ;   function.name      its binding identifier                  (function f / const f = () => ...)
 ;   function.member    left side of `obj.prop = (url) => ...`
-;   member.object      an object literal
-;   member.key         key of one of its pairs or methods
-;   member.value       value of the pair (or the method_definition itself)
 ;   local.kind         const / let keyword of a declaration (absent for var)
 ;   local.name         declared identifier (any nesting level)
 ;   local.value        its initializer
@@ -45,12 +42,6 @@
 (assignment_expression
   left: (member_expression) @function.member
   right: [(arrow_function) (function_expression)] @function)
-
-(object
-  [
-    (pair key: (_) @member.key value: (_) @member.value)
-    (method_definition name: (_) @member.key) @member.value
-  ]) @member.object
 
 (lexical_declaration
   kind: _ @local.kind

@@ -628,3 +628,23 @@ def test_output_is_deterministic():
     assert a == b
     starts = [c.span.start for c in a.calls]
     assert starts == sorted(starts)
+
+
+def test_object_literal_roots_nested_members_and_several_roots():
+    src = (
+        "const helper = { x: '/not-a-root' };\n"
+        "function f() { const inner = { path: '/inner' }; return inner; }\n"
+        "export const api = { base: '/api', users: { list: '/api/users', get: (id) => fetch(`/u/${id}`) } };\n"
+        "export default { health: '/health', ping() { return fetch('/ping'); } };\n"
+    )
+    f = ts(src)
+    consts = dict(f.constants)
+    assert consts["helper.x"] == (Lit("/not-a-root"),)
+    assert consts["api.base"] == (Lit("/api"),)
+    assert consts["api.users.list"] == (Lit("/api/users"),)
+    assert consts["default.health"] == (Lit("/health"),)
+    assert not any(name.startswith("inner") for name in consts)
+    names = {fn.name for fn in f.functions}
+    assert {"f", "api.users.get", "default.ping"} <= names
+    get = [c for c in f.calls if c.scope == "api.users.get"][0]
+    assert url(get) == (Lit("/u/"), Arg(0, None))
