@@ -150,10 +150,11 @@ class FactsStore:
 
 class WorkspaceIndex:
     def __init__(self, root: Path, contract_globs: list[str] | None = None, use_cache: bool = True,
-                 workers: int | None = None) -> None:
+                 workers: int | None = None, severity: dict[str, str] | None = None) -> None:
         self.root = Path(root).resolve()
         self.lock = threading.RLock()
         self._contract_globs = contract_globs
+        self._severity = dict(severity or {})  # editor settings: override the file's
         self._use_cache = use_cache
         self.workers = workers if workers is not None else min(os.cpu_count() or 1, 4)
         self.config: LoadedConfig = load_config(self.root)
@@ -489,7 +490,7 @@ class WorkspaceIndex:
             return self._apply_severity(out)
 
     def _apply_severity(self, findings: list[Finding]) -> list[Finding]:
-        overrides = self.settings.severity
+        overrides = {**self.settings.severity, **self._severity}
         out = []
         for f in findings:
             sev = overrides.get(f.code)

@@ -23,6 +23,7 @@ from .handlers import (
     did_save,
     document_symbol,
     hover,
+    initialize,
     initialized,
     references,
     shutdown,
@@ -63,6 +64,7 @@ def register(server) -> None:
                 result = await result
             return result
 
+    feature(lsp.INITIALIZE, initialize.handle)
     feature(lsp.INITIALIZED, initialized.handle)
     feature(lsp.TEXT_DOCUMENT_DID_OPEN, did_open.handle)
     feature(lsp.TEXT_DOCUMENT_DID_CHANGE, did_change.handle)

@@ -18,6 +18,7 @@ class SpecwardServer(LanguageServer):
     def __init__(self) -> None:
         super().__init__("specward", __version__, text_document_sync_kind=lsp.TextDocumentSyncKind.Incremental)
         self.session: Session | None = None
+        self.editor_options: dict = {}  # initializationOptions, parsed (handlers/initialize.py)
 
 
 def create_server() -> SpecwardServer:

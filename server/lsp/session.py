@@ -36,7 +36,9 @@ class Session:
     def __init__(self, server: "SpecwardServer", root: Path) -> None:
         self.server = server
         self.root = root.resolve()
-        self.index = WorkspaceIndex(self.root)
+        options = getattr(server, "editor_options", {}) or {}
+        self.index = WorkspaceIndex(self.root, contract_globs=options.get("contracts"),
+                                    severity=options.get("severity"))
         self.worker = cf.ThreadPoolExecutor(max_workers=1, thread_name_prefix="specward-index")
         self.loop = asyncio.get_running_loop()
         self.ready = asyncio.Event()

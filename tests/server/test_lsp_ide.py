@@ -7,7 +7,10 @@ from __future__ import annotations
 
 from lsprotocol import types as lsp
 
-from conftest import codes, wait_for
+import pytest_lsp
+from pytest_lsp import LanguageClient
+
+from conftest import SERVER, codes, wait_for
 
 
 def marker(text: str, snippet: str) -> lsp.Position:
@@ -231,3 +234,38 @@ async def test_hover_on_an_imported_model_type_shows_its_fields(client):
         text_document=lsp.TextDocumentIdentifier(uri=(root / "contracts/articles.dsl.json").as_uri()),
         position=marker(text2, '"name": "Comm$0ent"')))
     assert h2 is not None and "- `articleSlug`: String" in h2.contents.value
+
+
+@pytest_lsp.fixture(config=SERVER)
+async def configured_client(lsp_client: LanguageClient, request):
+    """Editor settings through initializationOptions: one contract only, a severity."""
+    from pytest_lsp import client_capabilities
+
+    root = request.getfixturevalue("workspace")
+    lsp_client.workspace_root = root
+
+    @lsp_client.feature(lsp.CLIENT_REGISTER_CAPABILITY)
+    def register_capability(params):
+        return None
+
+    @lsp_client.feature("specward/status")
+    def status(params):
+        return None
+
+    await lsp_client.initialize_session(lsp.InitializeParams(
+        capabilities=client_capabilities("visual-studio-code"), root_uri=root.as_uri(),
+        initialization_options={"contracts": ["contracts/openapi.yaml"], "severity": {"phantom-api": "warning"},
+                                "serverPath": "/bin/should-be-ignored"},
+        workspace_folders=[lsp.WorkspaceFolder(uri=root.as_uri(), name="ws")]))
+    yield
+    await lsp_client.shutdown_session()
+
+
+async def test_initialization_options_choose_contracts_and_severities(configured_client):
+    client = configured_client
+    root = client.workspace_root
+    tags = (root / "web/src/components/TagList.tsx").as_uri()
+    # /api/tags is declared only in the SpecDSL contract, which the settings leave out
+    await wait_for(lambda: client.diagnostics.get(tags), what="TagList diagnostics")
+    (d,) = client.diagnostics[tags]
+    assert d.code == "phantom-api" and d.severity == lsp.DiagnosticSeverity.Warning
