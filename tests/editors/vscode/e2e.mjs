@@ -1,0 +1,324 @@
+#!/usr/bin/env node
+// End-to-end test of the packaged specward extension (client-vscode/specward-0.1.0.vsix) in a
+// real VS Code: code-server (npm, bundles VS Code), driven by playwright-core + Debian chromium.
+//
+//   node e2e.mjs [PYTHON]        (Node 24; run.sh sets PATH and runs setup.sh first)
+//
+// PYTHON (default: $SPECWARD_E2E_PYTHON or python3) must be able to `import specward.server`.
+// Environment: SPECWARD_E2E_VSIX (default client-vscode/specward-0.1.0.vsix),
+// SPECWARD_E2E_CHROMIUM (default /usr/bin/chromium), SPECWARD_E2E_KEEP=1 keeps the temp dir.
+//
+// Works on a copy of examples/fullstack. Checks, each waiting on a condition (<= 90 s):
+//   (a) the diagnostics oracle (SPECWARD_TEST_DIAGNOSTICS_FILE) has the phantom-api diagnostic
+//   (b) the Problems panel shows it          (c) hovering the URL shows "not in the contract"
+//   (d) the quick fix removes it             (e) the status-bar item says "specward"
+// Saves docs/screenshots/vscode-phantom-api.png. Exit 0 on success; on failure exit 1 with
+// the failing step and a screenshot in /tmp. code-server is always killed at the end.
+
+import { spawn, spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as net from 'node:net';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+const REPO = path.resolve(HERE, '../../..');
+const STEP_TIMEOUT = 90_000;
+const PYTHON_ARG = process.argv[2] || process.env.SPECWARD_E2E_PYTHON || 'python3';
+const VSIX = process.env.SPECWARD_E2E_VSIX || path.join(REPO, 'client-vscode/specward-0.1.0.vsix');
+const CHROMIUM = process.env.SPECWARD_E2E_CHROMIUM || '/usr/bin/chromium';
+const SCREENSHOT = path.join(REPO, 'docs/screenshots/vscode-phantom-api.png');
+const CODE_SERVER = path.join(HERE, 'node_modules/code-server/out/node/entry.js');
+
+const EXPECTED_MESSAGE = 'GET /api/user/profile/avatar is not in the contract';
+const URL_TOKEN = "'/user/profile/avatar'";
+const FIX_TITLE = 'Replace with GET /api/user/profile';
+const REL_FILE = 'web/src/features/profile.ts';
+
+const t0 = Date.now();
+const log = (msg) => console.log(`[e2e ${((Date.now() - t0) / 1000).toFixed(1).padStart(5)}s] ${msg}`);
+
+class StepError extends Error {}
+
+/** Polls `fn` until it returns a truthy value; throws `what` after `timeout` ms. */
+async function waitFor(what, fn, { timeout = STEP_TIMEOUT, interval = 250 } = {}) {
+  const end = Date.now() + timeout;
+  let last;
+  for (;;) {
+    try {
+      const v = await fn();
+      if (v) return v;
+    } catch (err) {
+      if (err instanceof StepError) throw err;
+      last = err;
+    }
+    if (Date.now() > end) {
+      throw new StepError(`timed out after ${timeout / 1000} s waiting for ${what}` +
+        (last ? ` (last error: ${last.message.split('\n')[0]})` : ''));
+    }
+    await new Promise((r) => setTimeout(r, interval));
+  }
+}
+
+function resolvePython(p) {
+  if (p.includes('/')) return path.resolve(p);
+  const r = spawnSync('sh', ['-c', `command -v "${p}"`], { encoding: 'utf8' });
+  if (r.status !== 0) throw new StepError(`python "${p}" not found on PATH`);
+  return r.stdout.trim();
+}
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.on('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address();
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+function readOracle(file) {
+  try {
+    return JSON.parse(fs.readFileSync(file, 'utf8'));
+  } catch {
+    return null; // not written yet (it is renamed into place atomically)
+  }
+}
+
+let step = 'preparing';
+let codeServer;
+let browser;
+let page;
+let tmp;
+
+async function main() {
+  // ---- preconditions --------------------------------------------------------------
+  const python = resolvePython(PYTHON_ARG);
+  const probe = spawnSync(python, ['-c', 'import specward.server'], { encoding: 'utf8', env: { ...process.env, PYTHONSAFEPATH: '1' }, cwd: os.tmpdir() });
+  if (probe.status !== 0) throw new StepError(`${python} cannot import specward.server:\n${probe.stderr}`);
+  for (const [what, p] of [['the .vsix (run setup.sh)', VSIX], ['code-server (run setup.sh)', CODE_SERVER], ['chromium', CHROMIUM]]) {
+    if (!fs.existsSync(p)) throw new StepError(`missing ${what}: ${p}`);
+  }
+  log(`node ${process.version}, python ${python}, vsix ${path.relative(REPO, VSIX)}`);
+
+  // ---- a fresh workspace copy, user-data dir and extensions dir --------------------
+  tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'specward-vscode-e2e-'));
+  const workspace = path.join(tmp, 'fullstack');
+  fs.cpSync(path.join(REPO, 'examples/fullstack'), workspace, { recursive: true });
+  const userData = path.join(tmp, 'user-data');
+  const extensions = path.join(tmp, 'extensions');
+  const oracle = path.join(tmp, 'diagnostics.json');
+  const settings = JSON.stringify({
+    'security.workspace.trust.enabled': false,
+    'specward.pythonPath': python,
+    'workbench.startupEditor': 'none',
+    'workbench.tips.enabled': false,
+    'workbench.welcomePage.walkthroughs.openOnInstall': false,
+    'workbench.enableExperiments': false,
+    'workbench.secondarySideBar.defaultVisibility': 'hidden',
+    'chat.disableAIFeatures': true,
+    'telemetry.telemetryLevel': 'off',
+    'update.mode': 'none',
+    'extensions.autoCheckUpdates': false,
+    'extensions.autoUpdate': false,
+    'extensions.ignoreRecommendations': true,
+    'explorer.compactFolders': false,
+    'editor.minimap.enabled': false,
+    'editor.hover.delay': 300,
+    'git.enabled': false,
+  }, null, 2);
+  // specward.pythonPath has "machine" scope: a code-server window is a remote window, where
+  // VS Code applies machine settings from the remote's Machine/settings.json (User values of
+  // machine-scoped settings are only honoured when the extension host happens to read them
+  // early, so relying on them alone was flaky). Both files get the same settings.
+  for (const dir of ['User', 'Machine']) {
+    fs.mkdirSync(path.join(userData, dir), { recursive: true });
+    fs.writeFileSync(path.join(userData, dir, 'settings.json'), settings);
+  }
+
+  const env = { ...process.env, SPECWARD_TEST_DIAGNOSTICS_FILE: oracle };
+  // code-server's scripts expect this Node (24) first on PATH
+  env.PATH = `${path.dirname(process.execPath)}:${env.PATH}`;
+  // a config file of our own: code-server would otherwise create ~/.config/code-server/config.yaml
+  const csConfig = path.join(tmp, 'code-server.yaml');
+  fs.writeFileSync(csConfig, 'auth: none\n');
+  const csArgs = ['--config', csConfig, '--disable-telemetry', '--disable-update-check', '--user-data-dir', userData, '--extensions-dir', extensions];
+
+  step = 'installing the .vsix';
+  const inst = spawnSync(process.execPath, [CODE_SERVER, ...csArgs, '--install-extension', VSIX], { encoding: 'utf8', env, timeout: 120_000 });
+  if (inst.status !== 0 || !/successfully installed/i.test(inst.stdout + inst.stderr)) {
+    throw new StepError(`code-server --install-extension failed (${inst.status}):\n${inst.stdout}\n${inst.stderr}`);
+  }
+  log(`installed ${path.basename(VSIX)}`);
+
+  step = 'starting code-server';
+  const port = await freePort();
+  const csLog = fs.openSync(path.join(tmp, 'code-server.log'), 'a');
+  codeServer = spawn(process.execPath, [CODE_SERVER, ...csArgs, '--auth', 'none', '--bind-addr', `127.0.0.1:${port}`, workspace],
+    { env, stdio: ['ignore', csLog, csLog], detached: true });
+  const base = `http://127.0.0.1:${port}`;
+  await waitFor(`code-server on ${base}/healthz (log: ${tmp}/code-server.log)`, async () => {
+    if (codeServer.exitCode !== null) throw new StepError(`code-server exited with ${codeServer.exitCode}`);
+    const r = await fetch(`${base}/healthz`);
+    return r.ok;
+  });
+  log(`code-server ${codeServer.pid} listening on ${base}`);
+
+  step = 'opening the workspace in chromium';
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+      '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+  page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+  page.setDefaultTimeout(STEP_TIMEOUT);
+  await page.goto(`${base}/?folder=${encodeURIComponent(workspace)}`);
+  await page.locator('.monaco-workbench').waitFor();
+
+  step = `opening ${REL_FILE} from the Explorer`;
+  const explorer = page.locator('.explorer-folders-view');
+  await explorer.waitFor();
+  const parts = REL_FILE.split('/');
+  for (const [i, name] of parts.entries()) {
+    const row = explorer.locator('.monaco-list-row').filter({ has: page.locator('.label-name', { hasText: new RegExp(`^${name.replace('.', '\\.')}$`) }) }).first();
+    await row.waitFor();
+    const expanded = await row.getAttribute('aria-expanded');
+    if (i === parts.length - 1 || expanded !== 'true') {
+      await row.click();
+    }
+  }
+  const editor = page.locator('.editor-instance .monaco-editor').first();
+  await page.locator('.tab.active', { hasText: 'profile.ts' }).waitFor();
+  await editor.locator('.view-line', { hasText: URL_TOKEN }).waitFor();
+  log(`opened ${REL_FILE}`);
+
+  // ---- (a) the oracle -------------------------------------------------------------
+  step = '(a) phantom-api diagnostic in the oracle file';
+  const isOurs = (d) => d.code === 'phantom-api' && d.source === 'specward' && d.uri.endsWith(`/${REL_FILE}`) &&
+    d.message.includes(EXPECTED_MESSAGE);
+  const statusItem = page.locator('.statusbar-item', { hasText: /specward/ }).first();
+  const phantom = await waitFor(`"${EXPECTED_MESSAGE}" in ${oracle}`, async () => {
+    const found = (readOracle(oracle) || []).find(isOurs);
+    if (found) return found;
+    const status = await statusItem.innerText({ timeout: 500 }).catch(() => '');
+    if (/not installed|stopped/.test(status)) {
+      throw new StepError(`the extension's status bar says "${status.trim()}": the server did not start ` +
+        `(see ${tmp}/user-data/logs/*/exthost1/specward.specward/specward.log)`);
+    }
+    return undefined;
+  });
+  const line = phantom.range.start.line;
+  log(`(a) ok: oracle has ${phantom.code} at ${line + 1}:${phantom.range.start.character + 1} (${phantom.severity}): ${phantom.message}`);
+
+  // ---- (b) the Problems panel -----------------------------------------------------
+  step = '(b) the message in the Problems panel';
+  await editor.click({ position: { x: 400, y: 5 } }); // focus the workbench (top of the editor)
+  await page.keyboard.press('Control+Shift+M');
+  const problemRow = page.locator('.markers-panel .monaco-list-row', { hasText: EXPECTED_MESSAGE }).first();
+  await problemRow.waitFor({ state: 'visible' });
+  log('(b) ok: Problems panel lists the message');
+
+  // ---- (c) hover ------------------------------------------------------------------
+  step = '(c) hover on the URL';
+  const squiggle = editor.locator('.squiggly-error').first();
+  await squiggle.waitFor({ state: 'attached' });
+  const token = editor.locator('.view-line span span', { hasText: URL_TOKEN }).first();
+  await token.waitFor();
+  const box = await token.boundingBox();
+  if (!box) throw new StepError('the URL token has no bounding box');
+  const hover = page.locator('.monaco-hover:not(.hidden)', { hasText: 'not in the contract' }).first();
+  await waitFor('a hover containing "not in the contract"', async () => {
+    // move off and back on, so a hover that was dismissed (or never triggered) shows again
+    await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2 + 60);
+    await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2, { steps: 4 });
+    try {
+      await hover.waitFor({ state: 'visible', timeout: 5_000 });
+      return true;
+    } catch {
+      return false;
+    }
+  });
+  log(`(c) ok: hover says "${(await hover.innerText()).split('\n').find((l) => l.includes('not in the contract'))}"`);
+  fs.mkdirSync(path.dirname(SCREENSHOT), { recursive: true });
+  await page.screenshot({ path: SCREENSHOT });
+  log(`screenshot: ${path.relative(REPO, SCREENSHOT)}`);
+
+  // ---- (d) quick fix --------------------------------------------------------------
+  step = `(d) quick fix "${FIX_TITLE}"`;
+  await page.keyboard.press('Escape');
+  await page.mouse.move(box.x + box.width / 2, box.y + 300);
+  await page.mouse.click(box.x + box.width / 2, box.y + box.height / 2); // cursor on the squiggle
+  await page.keyboard.press('Escape'); // any hover the click raised
+  const fixItem = page.locator('.action-widget .monaco-list-row', { hasText: FIX_TITLE }).first();
+  await waitFor('the code-action menu with the fix', async () => {
+    await page.keyboard.press('Control+.');
+    try {
+      await fixItem.waitFor({ state: 'visible', timeout: 5_000 });
+      return true;
+    } catch {
+      await page.keyboard.press('Escape');
+      return false;
+    }
+  });
+  const fb = await fixItem.boundingBox();
+  await page.mouse.click(fb.x + fb.width / 2, fb.y + fb.height / 2);
+  await editor.locator('.view-line', { hasText: "api.get('/user/profile')" }).nth(1).waitFor();
+  await waitFor(`no phantom-api on line ${line + 1} of ${REL_FILE} in the oracle`, () => {
+    const diags = readOracle(oracle);
+    return diags && !diags.some((d) => d.code === 'phantom-api' && d.uri.endsWith(`/${REL_FILE}`) && d.range.start.line === line);
+  });
+  log(`(d) ok: the fix rewrote line ${line + 1} and its phantom-api is gone`);
+
+  // ---- (e) status bar -------------------------------------------------------------
+  step = '(e) the status-bar item';
+  const item = page.locator('.statusbar-item', { hasText: /specward/ }).first();
+  const text = await waitFor('a status-bar item reading "specward" (ready)', async () => {
+    const t = (await item.innerText({ timeout: 1_000 })).trim();
+    return /specward/.test(t) && !/stopped|not installed/.test(t) ? t : false;
+  });
+  log(`(e) ok: status bar says "${text}"`);
+}
+
+let code = 0;
+try {
+  await main();
+  log('PASS: all checks passed');
+} catch (err) {
+  code = 1;
+  console.error(`\nFAIL at step: ${step}\n${err instanceof StepError ? err.message : err.stack || err}`);
+  if (page) {
+    const shot = path.join(os.tmpdir(), `specward-vscode-e2e-failure-${Date.now()}.png`);
+    try {
+      await page.screenshot({ path: shot });
+      console.error(`failure screenshot: ${shot}`);
+    } catch (e) {
+      console.error(`(no failure screenshot: ${e.message})`);
+    }
+  }
+  if (tmp) {
+    console.error(`work dir kept for inspection: ${tmp} (code-server.log, diagnostics.json, user-data/)`);
+  }
+} finally {
+  if (browser) await browser.close().catch(() => {});
+  if (codeServer && codeServer.exitCode === null) {
+    try {
+      process.kill(-codeServer.pid, 'SIGTERM'); // its whole process group (server, extension host, specward)
+    } catch {}
+    const end = Date.now() + 10_000;
+    while (codeServer.exitCode === null && codeServer.signalCode === null && Date.now() < end) {
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    try {
+      process.kill(-codeServer.pid, 'SIGKILL');
+    } catch {}
+    log('code-server stopped');
+  }
+  if (code === 0 && tmp && process.env.SPECWARD_E2E_KEEP !== '1') {
+    fs.rmSync(tmp, { recursive: true, force: true });
+  }
+}
+process.exit(code);
