@@ -1,10 +1,11 @@
 """Per-file facts from Python source: ``extract_python(path, text) -> FileFacts``.
 
-The rules live in two query files, each run once per file:
-
-* ``queries/python-definitions.scm``: functions and classes (the scopes), imports,
-  assignments, ``self.x = <call>``, ``with <call> as x`` and other name bindings;
-* ``queries/python-calls.scm``: calls that may be HTTP calls and route decorators.
+The rules live in one query file, ``queries/python-facts.scm``, run once per file:
+functions and classes (the scopes), imports, assignments, ``self.x = <call>``,
+``with <call> as x`` and other name bindings, calls and route decorators. Every call is
+one match; the call pattern's settings (``verbs``, ``url-args``, ``name-args``) say which
+callees and which direct arguments make a call a candidate (a pattern per argument kind
+would cost more than all the other patterns together).
 
 Python code here only turns the captured nodes into plain data: qualified names come
 from the nesting of the captured scope ranges (no tree walk), and a small recursive
@@ -47,7 +48,7 @@ from string import Formatter
 
 from tree_sitter import QueryCursor
 
-from ..languages import parse, query
+from ..languages import grammar, parse, query
 from ..model import (
     Arg,
     CallSite,
@@ -150,12 +151,34 @@ def _unescape(s: str) -> str:
     return _ESCAPE.sub(_unescape_one, s) if "\\" in s else s
 
 
+def _fast(cls):
+    """The dataclass's own constructor, taking every field positionally. (A generated
+    ``__init__``-less constructor was about 1.5x cheaper per object, but it bypassed
+    ``model.py``; clarity won.)"""
+    return cls
+
+
+_Span = _fast(Span)
+_Lit = _fast(Lit)
+_Ref = _fast(Ref)
+_Param = _fast(Param)
+_Arg = _fast(Arg)
+_Env = _fast(Env)
+_Unknown = _fast(Unknown)
+_StrVal = _fast(StrVal)
+_ObjVal = _fast(ObjVal)
+_OtherVal = _fast(OtherVal)
+_CallSite = _fast(CallSite)
+_FunctionDef = _fast(FunctionDef)
+_ClientDef = _fast(ClientDef)
+_Import = _fast(Import)
+_Definition = _fast(Definition)
+_Route = _fast(Route)
+_FileFacts = _fast(FileFacts)
+
+
 def _span(n) -> Span:
-    return Span(n.start_byte, n.end_byte)
-
-
-def _text(n) -> str:
-    return n.text.decode("utf-8", "replace")
+    return _Span(n.start_byte, n.end_byte)
 
 
 def _merge(parts) -> tuple:
@@ -165,15 +188,10 @@ def _merge(parts) -> tuple:
             if not p.text:
                 continue
             if out and type(out[-1]) is Lit:
-                out[-1] = Lit(out[-1].text + p.text)
+                out[-1] = _Lit(out[-1].text + p.text)
                 continue
         out.append(p)
-    return tuple(out) if out else (Lit(""),)
-
-
-def _last_ident(n) -> str:
-    names = _IDENT.findall(_text(n))
-    return names[-1] if names else "param"
+    return tuple(out) if out else (_Lit(""),)
 
 
 def _all_unknown(e) -> bool:
@@ -214,34 +232,43 @@ class _ModuleNames:
         self.values: dict[str, object] = {}
 
 
-def _positional_params(params_node, method: bool) -> list[str]:
-    names: list[str] = []
-    for c in params_node.named_children:
-        t = c.type
-        if t == "identifier":
-            names.append(_text(c))
-        elif t in ("default_parameter", "typed_default_parameter"):
-            name = c.child_by_field_name("name")
-            names.append(_text(name) if name is not None and name.type == "identifier" else "param")
-        elif t == "typed_parameter":
-            first = c.named_children[0] if c.named_child_count else None
-            if first is None or first.type != "identifier":
-                break  # *args: T / **kwargs: T
-            names.append(_text(first))
-        elif t in ("list_splat_pattern", "dictionary_splat_pattern", "keyword_separator"):
-            break
-        elif t == "tuple_pattern":
-            names.append("param")
-    if method and names and names[0] in ("self", "cls"):
-        del names[0]
-    return names
+class _Grammar:
+    """Per-process constants of the query and grammar: pattern kinds, the call pattern's
+    settings, field ids."""
+
+    def __init__(self) -> None:
+        q = query("python", _QUERY)
+        self.query = q
+        self.kinds = tuple(q.pattern_settings(i).get("kind") for i in range(q.pattern_count))
+        calls = [q.pattern_settings(i) for i in range(q.pattern_count) if self.kinds[i] == "call"]
+        if len(calls) != 1:
+            raise ValueError(f"{_QUERY}: expected one pattern of kind 'call'")
+        self.verbs = frozenset(calls[0]["verbs"].split())
+        self.url_args = frozenset(calls[0]["url-args"].split())
+        self.name_args = frozenset(calls[0]["name-args"].split())
+        lang = grammar("python")
+        f = lang.field_id_for_name
+        self.f_name, self.f_value, self.f_attribute, self.f_object = f("name"), f("value"), f("attribute"), f("object")
+        self.f_function, self.f_arguments, self.f_expression = f("function"), f("arguments"), f("expression")
+        self.f_left, self.f_right, self.f_operator = f("left"), f("right"), f("operator")
+        self.f_key, self.f_subscript = f("key"), f("subscript")
+
+
+@cache
+def _grammar() -> _Grammar:
+    return _Grammar()
 
 
 class _Extractor:
     def __init__(self, path: str, text: str) -> None:
         self.path = path
-        self.src = text.encode("utf-8", "surrogatepass")
-        self.tree = parse("python", self.src, path)
+        self.src = src = text.encode("utf-8", "surrogatepass")
+        self.tree = parse("python", src, path)
+        self.g = _grammar()
+        if len(src) == len(text):  # ASCII: byte offsets are str offsets
+            self.t = lambda n, s=text: s[n.start_byte:n.end_byte]
+        else:
+            self.t = lambda n, s=src: s[n.start_byte:n.end_byte].decode("utf-8", "replace")
         self.scopes: list[_Scope] = []
         self.starts: list[int] = []
         self.module = _ModuleNames()
@@ -255,9 +282,38 @@ class _Extractor:
         self.url_constants: set[str] = set()
         self.cache: dict[int, object] = {}
 
+    def last_ident(self, n) -> str:
+        names = _IDENT.findall(self.t(n))
+        return names[-1] if names else "param"
+
+    def positional_params(self, params_node, method: bool) -> list[str]:
+        t = self.t
+        names: list[str] = []
+        for c in params_node.named_children:
+            ty = c.type
+            if ty == "identifier":
+                names.append(t(c))
+            elif ty in ("default_parameter", "typed_default_parameter"):
+                name = c.child_by_field_id(self.g.f_name)
+                names.append(t(name) if name is not None and name.type == "identifier" else "param")
+            elif ty == "typed_parameter":
+                first = c.named_children[0] if c.named_child_count else None
+                if first is None or first.type != "identifier":
+                    break  # *args: T / **kwargs: T
+                names.append(t(first))
+            elif ty in ("list_splat_pattern", "dictionary_splat_pattern", "keyword_separator"):
+                break
+            elif ty == "tuple_pattern":
+                names.append("param")
+        if method and names and names[0] in ("self", "cls"):
+            del names[0]
+        return names
+
     # ------------------------------------------------------------------ scopes
     def innermost(self, pos: int) -> _Scope | None:
         scopes = self.scopes
+        if not scopes:
+            return None
         i = bisect_right(self.starts, pos) - 1
         while i >= 0:
             s = scopes[i]
@@ -271,6 +327,7 @@ class _Extractor:
 
     def build_scopes(self, found: list[_Scope]) -> None:
         found.sort(key=lambda s: (s.start, -s.end))
+        t = self.t
         stack: list[_Scope] = []
         for i, s in enumerate(found):
             s.index = i
@@ -278,12 +335,16 @@ class _Extractor:
                 stack.pop()
             p = stack[-1] if stack else None
             s.parent = p
-            name = _text(s.name_node)
+            name = t(s.name_node)
             s.qual = f"{p.qual}.{name}" if p else name
-            s.func = p.func if s.is_class and p else (None if s.is_class else s)
-            s.cls = s if s.is_class else (p.cls if p else None)
-            if not s.is_class:
-                s.params = {n: k for k, n in enumerate(_positional_params(s.params_node, p is not None and p.is_class))}
+            if s.is_class:
+                s.func = p.func if p else None
+                s.cls = s
+            else:
+                s.func = s
+                s.cls = p.cls if p else None
+                params = self.positional_params(s.params_node, p is not None and p.is_class)
+                s.params = {n: k for k, n in enumerate(params)}
             stack.append(s)
         self.scopes = found
         self.starts = [s.start for s in found]
@@ -302,12 +363,17 @@ class _Extractor:
         return dotted
 
     def dotted(self, n) -> str | None:
-        if n.type == "identifier":
-            return _text(n)
-        if n.type != "attribute":
+        ty = n.type
+        if ty == "identifier":
+            return self.t(n)
+        if ty != "attribute":
             return None
-        s = _WS.sub("", _text(n))
-        return s if _DOTTED.fullmatch(s) else None
+        s = self.t(n)
+        if not _DOTTED.fullmatch(s):
+            s = _WS.sub("", s)
+            if not _DOTTED.fullmatch(s):
+                return None
+        return s
 
     # ------------------------------------------------------------------ expressions
     def expr(self, n, sc: _Scope | None, seen: tuple = ()) -> tuple | None:
@@ -320,13 +386,17 @@ class _Extractor:
         if t == "attribute":
             d = self.dotted(n)
             if d is None:
-                return (Unknown(_REASONS["attribute"]),)
+                return (_Unknown(_REASONS["attribute"]),)
             root, _, rest = d.partition(".")
             if sc is not None and sc.func is sc and "." not in rest:
                 idx = sc.params.get(root)
                 if idx is not None:
-                    return (Arg(idx, rest),)
-            return (Ref(d),)
+                    return (_Arg(idx, rest),)
+            return (_Ref(d),)
+        if t == "call":
+            return self.call_value(n, sc, seen)
+        if t in _NOT_STRING:
+            return None
         if t == "concatenated_string":
             parts: list = []
             for c in n.named_children:
@@ -338,30 +408,33 @@ class _Extractor:
             return _merge(parts)
         if t == "binary_operator":
             return self.binary(n, sc, seen)
-        if t == "call":
-            return self.call_value(n, sc, seen)
         if t == "subscript":
-            return self.subscript(n, sc) or (Unknown("subscript"),)
+            return self.subscript(n, sc) or (_Unknown("subscript"),)
         if t == "parenthesized_expression":
             inner = [c for c in n.named_children if c.type != "comment"]
             return self.expr(inner[0], sc, seen) if len(inner) == 1 else None
-        if t in _NOT_STRING:
-            return None
-        return (Unknown(_REASONS.get(t, t.replace("_", " "))),)
+        return (_Unknown(_REASONS.get(t, t.replace("_", " "))),)
 
     def part(self, n, sc: _Scope | None, seen: tuple) -> tuple:
         """A piece of a larger string (interpolation, ``+`` operand, format argument)."""
         e = self.expr(n, sc, seen)
         if e is None or _all_unknown(e):
-            return (Param(_last_ident(n)),)
+            return (_Param(self.last_ident(n)),)
         return e
 
     def string(self, n, sc: _Scope | None, seen: tuple) -> tuple | None:
-        text = _text(n)
+        text = self.t(n)
         m = _STRING_START.match(text)
         if m is None:
             return None
-        prefix = m.group(1).lower()
+        prefix = m.group(1)
+        if not prefix:
+            quote = m.group(2)
+            body = text[m.end():]
+            if body.endswith(quote):
+                body = body[: -len(quote)]
+            return (_Lit(_unescape(body)),)
+        prefix = prefix.lower()
         if "b" in prefix:
             return None
         raw = "r" in prefix
@@ -370,26 +443,29 @@ class _Extractor:
             body = text[m.end():]
             if body.endswith(quote):
                 body = body[: -len(quote)]
-            return (Lit(body if raw else _unescape(body)),)
+            return (_Lit(body if raw else _unescape(body)),)
+        t = self.t
+        f_expression = self.g.f_expression
         parts: list = []
         for c in n.children:
-            t = c.type
-            if t == "string_content":
-                s = _text(c)
+            ty = c.type
+            if ty == "string_content":
+                s = t(c)
                 if not raw:
                     s = _unescape(s)
-                parts.append(Lit(s.replace("{{", "{").replace("}}", "}")))
-            elif t == "interpolation":
-                e = c.child_by_field_name("expression")
+                parts.append(_Lit(s.replace("{{", "{").replace("}}", "}")))
+            elif ty == "interpolation":
+                e = c.child_by_field_id(f_expression)
                 if e is not None:
                     parts.extend(self.part(e, sc, seen))
         return _merge(parts)
 
     def literal(self, n) -> str | None:
         """The text of a plain (non-f, non-bytes) string literal or concatenation."""
-        if n.type == "string":
+        ty = n.type
+        if ty == "string":
             e = self.string(n, None, ())
-        elif n.type == "concatenated_string":
+        elif ty == "concatenated_string":
             e = self.expr(n, None, ())
         else:
             return None
@@ -398,26 +474,26 @@ class _Extractor:
         return None
 
     def name(self, n, sc: _Scope | None, seen: tuple) -> tuple:
-        name = _text(n)
+        name = self.t(n)
         if sc is not None:
             if sc.is_class:
                 if name in sc.counts:
-                    return (Ref(f"{sc.qual}.{name}"),)
+                    return (_Ref(f"{sc.qual}.{name}"),)
             else:
                 idx = sc.params.get(name)
                 if idx is not None:
-                    return (Arg(idx),)
+                    return (_Arg(idx, None),)
                 if sc.counts.get(name) == 1 and name not in seen:
                     v = sc.values.get(name)
                     if v is not None:
                         e = self.expr(v, sc, (*seen, name))
                         if e is not None and not _all_unknown(e):
                             return e
-        return (Ref(name),)
+        return (_Ref(name),)
 
     def subscript(self, n, sc: _Scope | None) -> tuple | None:
-        value = n.child_by_field_name("value")
-        key_node = n.child_by_field_name("subscript")
+        value = n.child_by_field_id(self.g.f_value)
+        key_node = n.child_by_field_id(self.g.f_subscript)
         if value is None or key_node is None:
             return None
         key = self.literal(key_node)
@@ -425,42 +501,44 @@ class _Extractor:
         if key is None or d is None:
             return None
         if d in self.env_subscripts:
-            return (Env(key),)
+            return (_Env(key),)
         if sc is not None and sc.func is sc:
             idx = sc.params.get(d)
             if idx is not None:
-                return (Arg(idx, key),)
+                return (_Arg(idx, key),)
         return None
 
     def call_value(self, n, sc: _Scope | None, seen: tuple) -> tuple:
-        fn = n.child_by_field_name("function")
-        args = n.child_by_field_name("arguments")
+        g = self.g
+        fn = n.child_by_field_id(g.f_function)
+        args = n.child_by_field_id(g.f_arguments)
         if fn is None or args is None or args.type != "argument_list":
-            return (Unknown("call"),)
+            return (_Unknown("call"),)
         d = self.dotted(fn)
         if d is not None and d in self.env_calls:
             first = next((c for c in args.named_children if c.type != "comment"), None)
             key = self.literal(first) if first is not None else None
             if key is not None:
-                return (Env(key),)
+                return (_Env(key),)
         if fn.type == "attribute":
-            attr = fn.child_by_field_name("attribute")
-            obj = fn.child_by_field_name("object")
-            if attr is not None and obj is not None and attr.text == b"format":
+            attr = fn.child_by_field_id(g.f_attribute)
+            obj = fn.child_by_field_id(g.f_object)
+            if attr is not None and obj is not None and self.t(attr) == "format":
                 tmpl = self.literal(obj)
                 if tmpl is not None:
                     return self.format(tmpl, args, sc, seen)
-        return (Unknown("call"),)
+        return (_Unknown("call"),)
 
     def format(self, tmpl: str, args, sc: _Scope | None, seen: tuple) -> tuple:
         positional: list = []
         keywords: dict[str, object] = {}
+        g = self.g
         for c in args.named_children:
             t = c.type
             if t == "keyword_argument":
-                k, v = c.child_by_field_name("name"), c.child_by_field_name("value")
+                k, v = c.child_by_field_id(g.f_name), c.child_by_field_id(g.f_value)
                 if k is not None and v is not None:
-                    keywords[_text(k)] = v
+                    keywords[self.t(k)] = v
             elif t in ("list_splat", "dictionary_splat"):
                 positional.append(None)
             elif t != "comment":
@@ -468,12 +546,12 @@ class _Extractor:
         try:
             pieces = list(Formatter().parse(tmpl))
         except ValueError:
-            return (Unknown("format"),)
+            return (_Unknown("format"),)
         parts: list = []
         auto = 0
         for lit, field, _spec, _conv in pieces:
             if lit:
-                parts.append(Lit(lit))
+                parts.append(_Lit(lit))
             if field is None:
                 continue
             head = re.match(r"[^.\[]*", field).group()  # type: ignore[union-attr]
@@ -486,39 +564,40 @@ class _Extractor:
             else:
                 node = keywords.get(head)
             if node is None or head != field:
-                parts.append(Param(_IDENT.findall(field)[-1] if _IDENT.findall(field) else "param"))
+                parts.append(_Param(_IDENT.findall(field)[-1] if _IDENT.findall(field) else "param"))
             else:
                 parts.extend(self.part(node, sc, seen))
         return _merge(parts)
 
     def binary(self, n, sc: _Scope | None, seen: tuple) -> tuple | None:
-        op = n.child_by_field_name("operator")
+        g = self.g
+        op = n.child_by_field_id(g.f_operator)
         op_type = op.type if op is not None else ""
         if op_type == "+":
             operands = []
             node = n
             while node.type == "binary_operator":
-                o = node.child_by_field_name("operator")
+                o = node.child_by_field_id(g.f_operator)
                 if o is None or o.type != "+":
                     break
-                operands.append(node.child_by_field_name("right"))
-                node = node.child_by_field_name("left")
+                operands.append(node.child_by_field_id(g.f_right))
+                node = node.child_by_field_id(g.f_left)
             operands.append(node)
             parts: list = []
             for o in reversed(operands):
                 if o is None:
-                    return (Unknown("arithmetic"),)
+                    return (_Unknown("arithmetic"),)
                 e = self.expr(o, sc, seen)
                 if e is None:
                     return None
-                parts.extend((Param(_last_ident(o)),) if _all_unknown(e) else e)
+                parts.extend((_Param(self.last_ident(o)),) if _all_unknown(e) else e)
             return _merge(parts)
         if op_type == "%":
-            left = n.child_by_field_name("left")
+            left = n.child_by_field_id(g.f_left)
             tmpl = self.literal(left) if left is not None else None
             if tmpl is not None:
-                return self.percent(tmpl, n.child_by_field_name("right"), sc, seen)
-        return (Unknown("arithmetic"),)
+                return self.percent(tmpl, n.child_by_field_id(g.f_right), sc, seen)
+        return (_Unknown("arithmetic"),)
 
     def percent(self, tmpl: str, right, sc: _Scope | None, seen: tuple) -> tuple:
         positional: list = []
@@ -528,27 +607,27 @@ class _Extractor:
         elif right is not None and right.type == "dictionary":
             for pair in right.named_children:
                 if pair.type == "pair":
-                    k = self.literal(pair.child_by_field_name("key"))
+                    k = self.literal(pair.child_by_field_id(self.g.f_key))
                     if k is not None:
-                        named[k] = pair.child_by_field_name("value")
+                        named[k] = pair.child_by_field_id(self.g.f_value)
         elif right is not None:
             positional = [right]
         parts: list = []
         pos = 0
         i = 0
         for m in _PERCENT.finditer(tmpl):
-            parts.append(Lit(tmpl[pos:m.start()]))
+            parts.append(_Lit(tmpl[pos:m.start()]))
             pos = m.end()
             if m.group(2) == "%":
-                parts.append(Lit("%"))
+                parts.append(_Lit("%"))
                 continue
             if m.group(1) is not None:
                 node, label = named.get(m.group(1)), m.group(1)
             else:
                 node, label = (positional[i] if i < len(positional) else None), "param"
                 i += 1
-            parts.extend(self.part(node, sc, seen) if node is not None else (Param(label),))
-        parts.append(Lit(tmpl[pos:]))
+            parts.extend(self.part(node, sc, seen) if node is not None else (_Param(label),))
+        parts.append(_Lit(tmpl[pos:]))
         return _merge(parts)
 
     def value(self, n, sc: _Scope | None):
@@ -560,19 +639,20 @@ class _Extractor:
                 v = self.obj(n, sc)
             else:
                 e = self.expr(n, sc)
-                v = OtherVal(_span(n)) if e is None else StrVal(e, _span(n))
+                v = _OtherVal(_span(n)) if e is None else _StrVal(e, _span(n))
             self.cache[key] = v
         return v
 
     def obj(self, n, sc: _Scope | None):
         fields: list = []
         pairs = 0
+        g = self.g
         for p in n.named_children:
             if p.type != "pair":
                 continue
             pairs += 1
-            k = p.child_by_field_name("key")
-            v = p.child_by_field_name("value")
+            k = p.child_by_field_id(g.f_key)
+            v = p.child_by_field_id(g.f_value)
             key = self.literal(k) if k is not None else None
             if key is None or v is None:
                 continue
@@ -581,54 +661,54 @@ class _Extractor:
             else:
                 e = self.expr(v, sc)
                 if e is not None:
-                    fields.append((key, StrVal(e, _span(v))))
+                    fields.append((key, _StrVal(e, _span(v))))
         if pairs and not fields and all(
-            self.literal(p.child_by_field_name("key")) is None for p in n.named_children if p.type == "pair"
+            self.literal(p.child_by_field_id(g.f_key)) is None for p in n.named_children if p.type == "pair"
         ):
-            return OtherVal(_span(n))
-        return ObjVal(tuple(fields), _span(n))
+            return _OtherVal(_span(n))
+        return _ObjVal(tuple(fields), _span(n))
 
     # ------------------------------------------------------------------ extraction
     def run(self) -> FileFacts:
-        root = self.tree.root_node
-        kinds = _kinds(_QUERY)
+        g = self.g
+        kinds = g.kinds
+        t = self.t
         found: list[_Scope] = []
         bindings: list[tuple] = []
         call_matches: list[tuple] = []
         route_matches: list[dict] = []
-        for idx, caps in QueryCursor(query("python", _QUERY)).matches(root):
+        imports = self.imports
+        for idx, caps in QueryCursor(g.query).matches(self.tree.root_node):
             kind = kinds[idx]
-            if kind == "verb" or kind == "arg":
-                call_matches.append((kind, caps))
-                continue
-            if kind == "route":
-                route_matches.append(caps)
-                continue
-            if kind == "function":
+            if kind == "call":
+                call_matches.append((caps["call"][0], caps["call.function"][0], caps["call.args"][0]))
+            elif kind == "assign" or kind == "rebind" or kind == "member" or kind == "with":
+                bindings.append((kind, caps))
+            elif kind == "function":
                 found.append(_Scope(caps["function"][0], caps["function.name"][0], caps["function.params"][0], False))
             elif kind == "class":
                 found.append(_Scope(caps["class"][0], caps["class.name"][0], None, True))
             elif kind == "import":
                 item = caps["import.item"][0]
-                module = _WS.sub("", _text(caps["import.module"][0]))
+                module = _WS.sub("", t(caps["import.module"][0]))
                 alias = caps.get("import.alias")
-                self.imports.append(Import(module, "*", _text(alias[0]) if alias else module, _span(item)))
+                imports.append(_Import(module, "*", t(alias[0]) if alias else module, _span(item)))
             elif kind == "from":
                 item = caps["from.item"][0]
-                module = _WS.sub("", _text(caps["from.module"][0]))
+                module = _WS.sub("", t(caps["from.module"][0]))
                 if module == "__future__":
                     continue
                 name = caps.get("from.name")
                 if name is None:
-                    self.imports.append(Import(module, "*", "*", _span(item)))
+                    imports.append(_Import(module, "*", "*", _span(item)))
                 else:
-                    n = _WS.sub("", _text(name[0]))
+                    n = _WS.sub("", t(name[0]))
                     alias = caps.get("from.alias")
-                    self.imports.append(Import(module, n, _text(alias[0]) if alias else n, _span(item)))
-            else:
-                bindings.append((kind, caps))
+                    imports.append(_Import(module, n, t(alias[0]) if alias else n, _span(item)))
+            elif kind == "route":
+                route_matches.append(caps)
         self.build_scopes(found)
-        for imp in self.imports:
+        for imp in imports:
             self.by_local.setdefault(imp.local, imp)
             if imp.module == "os":
                 if imp.name == "*":
@@ -641,55 +721,52 @@ class _Extractor:
                     self.env_calls.add(imp.local)
 
         module = self.module
+        innermost = self.innermost
         for kind, caps in bindings:
             if kind == "assign":
                 name_node = caps["assign.name"][0]
-                owner = self.innermost(name_node.start_byte)
+                owner = innermost(name_node.start_byte)
                 target = owner if owner is not None else module
-                name = _text(name_node)
-                target.counts[name] = target.counts.get(name, 0) + 1
+                name = t(name_node)
+                counts = target.counts
+                counts[name] = counts.get(name, 0) + 1
                 value = caps["assign.value"][0]
                 target.values.setdefault(name, value)
-                self.assigns.append((name_node, value, owner))
+                self.assigns.append((name_node, name, value, owner))
             elif kind == "rebind":
                 n = caps["rebind"][0]
-                owner = self.innermost(n.start_byte)
+                owner = innermost(n.start_byte)
                 target = owner if owner is not None else module
-                name = _text(n)
-                target.counts[name] = target.counts.get(name, 0) + 1
+                name = t(n)
+                counts = target.counts
+                counts[name] = counts.get(name, 0) + 1
             elif kind == "member":
-                t = caps["member.target"][0]
-                self.members.append((t, caps["member.value"][0], self.innermost(t.start_byte)))
-            elif kind == "with":
+                tn = caps["member.target"][0]
+                self.members.append((tn, caps["member.value"][0], innermost(tn.start_byte)))
+            else:  # with
                 n = caps["with.name"][0]
-                self.withs.append((n, caps["with.value"][0], self.innermost(n.start_byte)))
+                self.withs.append((n, caps["with.value"][0], innermost(n.start_byte)))
 
         definitions, constants, clients, routers = self.bindings()
         functions = self.functions(definitions)
         calls, routes = self.calls(call_matches, route_matches, routers)
         definitions.sort(key=lambda d: d.span.start)
-        return FileFacts(
-            path=self.path,
-            language="python",
-            imports=tuple(self.imports),
-            definitions=tuple(definitions),
-            functions=tuple(functions),
-            constants=tuple(constants),
-            clients=tuple(clients),
-            calls=tuple(calls),
-            routes=tuple(routes),
-        )
+        return _FileFacts(self.path, "python", tuple(imports), (), tuple(definitions), tuple(functions),
+                          tuple(constants), tuple(clients), tuple(calls), tuple(routes), ())
 
     def client_kind(self, call) -> str | None:
-        fn = call.child_by_field_name("function")
+        fn = call.child_by_field_id(self.g.f_function)
         d = self.dotted(fn) if fn is not None else None
         if d is None or (d[d.rfind(".") + 1:] not in _CLIENT_NAMES and d not in self.by_local):
             return None
         return _CLIENT_CTORS.get(self.qualify(d))
 
     def client_base(self, call, kind: str, sc: _Scope | None):
-        args = call.child_by_field_name("arguments")
-        if args is None or kind == "requests":
+        if kind == "requests":
+            return None
+        g = self.g
+        args = call.child_by_field_id(g.f_arguments)
+        if args is None:
             return None
         first = True
         for c in args.named_children:
@@ -697,12 +774,12 @@ class _Extractor:
             if t == "comment":
                 continue
             if t == "keyword_argument":
-                k = c.child_by_field_name("name")
-                v = c.child_by_field_name("value")
-                if k is not None and v is not None and k.text == b"base_url":
-                    return self.expr(v, sc) or (Unknown("base_url"),)
+                k = c.child_by_field_id(g.f_name)
+                v = c.child_by_field_id(g.f_value)
+                if k is not None and v is not None and self.t(k) == "base_url":
+                    return self.expr(v, sc) or (_Unknown("base_url"),)
             elif first and kind == "aiohttp":
-                return self.expr(c, sc) or (Unknown("base_url"),)
+                return self.expr(c, sc) or (_Unknown("base_url"),)
             first = False
         return None
 
@@ -714,12 +791,11 @@ class _Extractor:
         module = self.module
         seen_defs: set[str] = set()
         class_seen: set[tuple[int, str]] = set()
-        for name_node, value, owner in self.assigns:
-            name = _text(name_node)
+        for name_node, name, value, owner in self.assigns:
             if owner is None:
                 if name not in seen_defs:
                     seen_defs.add(name)
-                    definitions.append(Definition(name, "variable", _span(name_node)))
+                    definitions.append(_Definition(name, "variable", _span(name_node)))
                 if module.counts.get(name) == 1:
                     e = self.expr(value, None)
                     if e is not None and not _all_unknown(e):
@@ -738,37 +814,37 @@ class _Extractor:
             kind = self.client_kind(value)
             if kind is not None:
                 if owner is not None and owner.is_class:
-                    clients.append(ClientDef(f"self.{name}", kind, self.client_base(value, kind, owner),
-                                             _span(name_node), owner.qual))
+                    clients.append(_ClientDef(f"self.{name}", kind, self.client_base(value, kind, owner),
+                                              _span(name_node), owner.qual))
                 else:
-                    clients.append(ClientDef(name, kind, self.client_base(value, kind, owner), _span(name_node),
-                                             owner.func.qual if owner is not None and owner.func else None))
+                    clients.append(_ClientDef(name, kind, self.client_base(value, kind, owner), _span(name_node),
+                                              owner.func.qual if owner is not None and owner.func else None))
             elif owner is None and module.counts.get(name) == 1:
-                fn = value.child_by_field_name("function")
+                fn = value.child_by_field_id(self.g.f_function)
                 d = self.dotted(fn) if fn is not None else None
                 router = _ROUTERS.get(self.qualify(d)) if d is not None else None
                 if router is not None:
                     framework, prefix_kw = router
                     prefix = ""
-                    args = value.child_by_field_name("arguments")
+                    args = value.child_by_field_id(self.g.f_arguments)
                     if prefix_kw and args is not None:
                         for c in args.named_children:
-                            k = c.child_by_field_name("name") if c.type == "keyword_argument" else None
-                            v = c.child_by_field_name("value") if k is not None else None
-                            if v is not None and k.text == prefix_kw.encode():
+                            k = c.child_by_field_id(self.g.f_name) if c.type == "keyword_argument" else None
+                            v = c.child_by_field_id(self.g.f_value) if k is not None else None
+                            if v is not None and self.t(k) == prefix_kw:
                                 prefix = self.literal(v) or ""
                     routers[name] = (framework, prefix)
         for target, call, owner in self.members:
             kind = self.client_kind(call)
             if kind is not None:
                 cls = owner.cls if owner is not None else None
-                clients.append(ClientDef(_WS.sub("", _text(target)), kind, self.client_base(call, kind, owner),
-                                         _span(target), cls.qual if cls else None))
+                clients.append(_ClientDef(_WS.sub("", self.t(target)), kind, self.client_base(call, kind, owner),
+                                          _span(target), cls.qual if cls else None))
         for name_node, call, owner in self.withs:
             kind = self.client_kind(call)
             if kind is not None:
-                clients.append(ClientDef(_text(name_node), kind, self.client_base(call, kind, owner),
-                                         _span(name_node), owner.func.qual if owner is not None and owner.func else None))
+                clients.append(_ClientDef(self.t(name_node), kind, self.client_base(call, kind, owner),
+                                          _span(name_node), owner.func.qual if owner is not None and owner.func else None))
         clients.sort(key=lambda c: c.span.start)
         return definitions, constants, clients, routers
 
@@ -778,13 +854,14 @@ class _Extractor:
             p = s.parent
             if s.is_class:
                 if p is None:
-                    definitions.append(Definition(s.qual, "class", _span(s.name_node)))
+                    definitions.append(_Definition(s.qual, "class", _span(s.name_node)))
                 continue
-            out.append(FunctionDef(s.qual, tuple(s.params), _span(s.node), _span(s.name_node)))
+            name_span = _span(s.name_node)
+            out.append(_FunctionDef(s.qual, tuple(s.params), _Span(s.start, s.end), name_span))
             if p is None:
-                definitions.append(Definition(s.qual, "function", _span(s.name_node)))
+                definitions.append(_Definition(s.qual, "function", _span(s.name_node)))
             elif p.is_class and p.parent is None:
-                definitions.append(Definition(s.qual, "method", _span(s.name_node)))
+                definitions.append(_Definition(s.qual, "method", _span(s.name_node)))
         return out
 
     def qualifies(self, a, sc: _Scope | None) -> bool:
@@ -792,13 +869,13 @@ class _Extractor:
         t = a.type
         fn = sc if sc is not None and sc.func is sc else None
         if t == "identifier":
-            name = _text(a)
+            name = self.t(a)
             if name in self.url_constants:
                 return True
             if fn is None or (name not in fn.params and not (fn.counts.get(name) == 1 and name in fn.values)):
                 return False
         elif t in ("attribute", "subscript"):
-            root = _IDENT.match(_text(a))
+            root = _IDENT.match(self.t(a))
             if fn is None or root is None or root.group() not in fn.params:
                 return False
         v = self.value(a, sc)
@@ -810,82 +887,111 @@ class _Extractor:
                 return True
         return False
 
-    def calls(self, call_matches: list[tuple], route_matches: list[dict], routers: dict[str, tuple]):
-        accepted: dict[int, tuple] = {}  # call node id -> (call node, scope)
-        rejected_args: set[int] = set()
-        for kind, caps in call_matches:
-            call = caps["call"][0]
-            cid = call.id
-            if cid in accepted:
-                continue
-            sc = self.innermost(call.start_byte)
-            if kind == "verb":
-                accepted[cid] = (call, sc)
-                continue
-            a = caps["call.arg"][0]
-            if a.id in rejected_args:
-                continue
-            if self.qualifies(a, sc):
-                accepted[cid] = (call, sc)
-            else:
-                rejected_args.add(a.id)
+    def is_verb(self, fn) -> bool:
+        """Whether the callee's last segment is one of the query's HTTP verbs."""
+        ty = fn.type
+        if ty == "identifier":
+            return self.t(fn) in self.g.verbs
+        if ty != "attribute":
+            return False
+        s = self.t(fn)
+        last = s[s.rfind(".") + 1:]
+        if last.isidentifier():  # the attribute name itself (it ends the node)
+            return last in self.g.verbs
+        attr = fn.child_by_field_id(self.g.f_attribute)
+        return attr is not None and attr.type == "identifier" and self.t(attr) in self.g.verbs
 
+    def is_candidate(self, call, fn, args) -> bool:
+        """Whether a call is recorded: an HTTP-verb callee, or an argument (positional or
+        keyword value) that qualifies (see the call pattern's settings)."""
+        if self.is_verb(fn):
+            return True
+        if args.type != "argument_list":
+            return False
+        g = self.g
+        url_args, name_args = g.url_args, g.name_args
+        sc = -1
+        for c in args.named_children:
+            ty = c.type
+            if ty == "keyword_argument":
+                c = c.child_by_field_id(g.f_value)
+                if c is None:
+                    continue
+                ty = c.type
+            if ty in name_args:
+                pass
+            elif ty in url_args:
+                s = self.t(c)
+                if "/" not in s and "{" not in s:
+                    continue
+            else:
+                continue
+            if sc == -1:
+                sc = self.innermost(call.start_byte)
+            if self.qualifies(c, sc):
+                return True
+        return False
+
+    def calls(self, call_matches: list[tuple], route_matches: list[dict], routers: dict[str, tuple]):
+        accepted = [(call, args) for call, fn, args in call_matches if self.is_candidate(call, fn, args)]
         routes, route_calls = self.routes(route_matches, routers)
         out: list[CallSite] = []
-        for cid, (call, sc) in accepted.items():
-            if cid in route_calls:
+        for call, args in accepted:
+            if route_calls and call.id in route_calls:
                 continue
-            out.append(self.call_site(call, sc))
+            out.append(self.call_site(call, args, self.innermost(call.start_byte)))
         out.sort(key=lambda c: (c.span.start, c.span.end))
         return out, routes
 
-    def call_site(self, call, sc: _Scope | None) -> CallSite:
-        fn = call.child_by_field_name("function")
-        args_node = call.child_by_field_name("arguments")
+    def call_site(self, call, args_node, sc: _Scope | None) -> CallSite:
+        g = self.g
+        fn = call.child_by_field_id(g.f_function)
         args: list = []
         kwargs: list = []
-        if args_node is not None and args_node.type == "argument_list":
+        if args_node.type == "argument_list":
             for c in args_node.named_children:
                 t = c.type
                 if t == "keyword_argument":
-                    k = c.child_by_field_name("name")
-                    v = c.child_by_field_name("value")
+                    k = c.child_by_field_id(g.f_name)
+                    v = c.child_by_field_id(g.f_value)
                     if k is not None and v is not None:
-                        kwargs.append((_text(k), self.value(v, sc)))
+                        kwargs.append((self.t(k), self.value(v, sc)))
                 elif t == "list_splat":
-                    args.append(OtherVal(_span(c)))
-                elif t not in ("comment", "dictionary_splat"):
+                    args.append(_OtherVal(_span(c)))
+                elif t != "comment" and t != "dictionary_splat":
                     args.append(self.value(c, sc))
-        elif args_node is not None:
-            args.append(OtherVal(_span(args_node)))
+        else:
+            args.append(_OtherVal(_span(args_node)))
         fscope = sc.func if sc is not None else None
-        return CallSite(
-            callee=_WS.sub("", _text(fn)) if fn is not None else "",
-            span=_span(call),
-            args=tuple(args),
-            kwargs=tuple(kwargs),
-            scope=fscope.qual if fscope is not None else None,
-        )
+        callee = self.t(fn) if fn is not None else ""
+        if not _DOTTED.fullmatch(callee):
+            callee = _WS.sub("", callee)
+        return _CallSite(callee, _span(call), tuple(args), tuple(kwargs),
+                         fscope.qual if fscope is not None else None)
 
     def routes(self, matches: list[dict], routers: dict[str, tuple]):
         routes: list[Route] = []
         route_calls: set[int] = set()
+        if not matches:
+            return routes, route_calls
+        g = self.g
+        t = self.t
         flask = any(i.module == "flask" or i.module.startswith("flask.") for i in self.imports)
         fastapi = any(i.module == "fastapi" or i.module.startswith("fastapi.") for i in self.imports)
         for caps in matches:
             call = caps["route"][0]
-            owner = _WS.sub("", _text(caps["route.owner"][0]))
-            verb = _text(caps["route.verb"][0])
+            owner = _WS.sub("", t(caps["route.owner"][0]))
+            verb = t(caps["route.verb"][0])
             args = caps["route.args"][0]
             path_node = None
             methods_node = None
             for c in args.named_children:
                 if c.type == "keyword_argument":
-                    k = _text(c.child_by_field_name("name"))
+                    k = t(c.child_by_field_id(g.f_name))
                     if k in ("path", "rule") and path_node is None:
-                        path_node = c.child_by_field_name("value")
+                        path_node = c.child_by_field_id(g.f_value)
                     elif k == "methods":
-                        methods_node = c.child_by_field_name("value")
+                        methods_node = c.child_by_field_id(g.f_value)
                 elif c.type != "comment" and path_node is None:
                     path_node = c
             path = self.literal(path_node) if path_node is not None else None
@@ -911,7 +1017,7 @@ class _Extractor:
             full = _join(prefix, path)
             full = _TYPED_PARAM.sub(r"{\1}", _FLASK_PARAM.sub(r"{\1}", full))
             for m in methods:
-                routes.append(Route(m, full, _span(path_node), framework))
+                routes.append(_Route(m, full, _span(path_node), framework))
             route_calls.add(call.id)
         return routes, route_calls
 
@@ -929,13 +1035,6 @@ def _join(prefix: str, path: str) -> str:
     if prefix.endswith("/") and path.startswith("/"):
         return prefix + path[1:]
     return prefix + path
-
-
-@cache
-def _kinds(filename: str) -> tuple[str | None, ...]:
-    """The ``kind`` setting of every pattern of a query file, by pattern index."""
-    q = query("python", filename)
-    return tuple(q.pattern_settings(i).get("kind") for i in range(q.pattern_count))
 
 
 def extract_python(path: str, text: str) -> FileFacts:

@@ -1,8 +1,9 @@
 ; Per-file facts of a Python file: scopes, imports, bindings, call sites and route
 ; decorators. Read by analyzers/extract/python.py, which runs this query once per file
 ; (one tree traversal) and dispatches each match on its pattern's `kind` setting
-; (#set! kind ...), then on the captures below. The predicates keep only the calls that
-; may be HTTP calls; the extractor confirms the "arg" candidates after resolving names.
+; (#set! kind ...), then on the captures below. The settings of the "call" pattern say
+; which calls may be HTTP calls; the extractor confirms the "arg" candidates after
+; resolving names.
 ;
 ; Captures (captures starting with "_" only serve predicates):
 ;   function          a function_definition (def / async def, decorated or not)
@@ -28,13 +29,13 @@
 ;   rebind            any other binding of a plain name: augmented assignment, unpacking,
 ;                     for target, walrus, with/except-as target. A name bound more than
 ;                     once is never a constant nor an inlinable local.
-;   call              a call expression (one call may match several patterns)
-;   call.verb         the callee's last segment when it is an HTTP verb, `request` or
-;                     `stream` (kind "verb": always recorded)
-;   call.arg          an argument value (positional or keyword) that may make the call an
-;                     HTTP call (kind "arg"): a string-like expression containing `/` or
-;                     `{`, or a name, attribute, subscript or `+`/`%` expression that may
-;                     refer to a parameter, a local URL or a URL constant
+;   call              a call expression (every call; see "calls" below for which are kept)
+;   call.function     its callee; kind "verb" when its last segment is an HTTP verb,
+;                     `request` or `stream` (always recorded)
+;   call.args         its arguments node; an argument value (positional or keyword) may
+;                     make the call an HTTP call (kind "arg"): a string-like expression
+;                     containing `/` or `{`, or a name, attribute, subscript or `+`/`%`
+;                     expression that may refer to a parameter, a local URL or a URL constant
 ;   route             the call of a route decorator (@app.get("/x"), @bp.route("/x", ...))
 ;   route.owner       its receiver (app, router, bp)
 ;   route.verb        the decorator method (get, post, ..., route, api_route)
@@ -107,41 +108,24 @@
 ((named_expression name: (identifier) @rebind) (#set! kind "rebind"))
 ((as_pattern_target (identifier) @rebind) (#set! kind "rebind"))
 
-; ---------------------------------------------------------------- HTTP-verb callees
+; ---------------------------------------------------------------- calls
+; Every call is one match. Which calls may be HTTP calls is declared in this pattern's
+; settings, which the extractor applies to the callee and to the direct children of the
+; argument list (positional arguments and keyword-argument values):
+;   verbs      callee's last segment is one of these: always recorded (kind "verb")
+;   url-args   an argument of one of these kinds whose text contains `/` or `{` (kind "arg")
+;   name-args  an argument of one of these kinds (kind "arg")
+; "arg" candidates are confirmed after resolving names (see `call.arg` above).
+; (Patterns that look inside the argument list, like `(argument_list (string) @arg)`,
+; keep a query state alive over every argument subtree and cost more than the rest of
+; this file together; one match per call costs almost nothing.)
 ((call
-   function: (attribute attribute: (identifier) @call.verb)) @call
- (#any-of? @call.verb "get" "post" "put" "patch" "delete" "head" "options" "request" "stream")
- (#set! kind "verb"))
-
-((call
-   function: (identifier) @call.verb) @call
- (#any-of? @call.verb "get" "post" "put" "patch" "delete" "head" "options" "request" "stream")
- (#set! kind "verb"))
-
-; ---------------------------------------------------------------- URL-like arguments
-((call
-   arguments: (argument_list
-     [(string) (concatenated_string) (call) (parenthesized_expression)] @call.arg)) @call
- (#match? @call.arg "[/{]")
- (#set! kind "arg"))
-
-((call
-   arguments: (argument_list
-     (keyword_argument
-       value: [(string) (concatenated_string) (call) (parenthesized_expression)] @call.arg))) @call
- (#match? @call.arg "[/{]")
- (#set! kind "arg"))
-
-((call
-   arguments: (argument_list
-     [(identifier) (attribute) (subscript) (binary_operator)] @call.arg)) @call
- (#set! kind "arg"))
-
-((call
-   arguments: (argument_list
-     (keyword_argument
-       value: [(identifier) (attribute) (subscript) (binary_operator)] @call.arg))) @call
- (#set! kind "arg"))
+   function: (_) @call.function
+   arguments: (_) @call.args) @call
+ (#set! kind "call")
+ (#set! verbs "get post put patch delete head options request stream")
+ (#set! url-args "string concatenated_string call parenthesized_expression")
+ (#set! name-args "identifier attribute subscript binary_operator"))
 
 ; ---------------------------------------------------------------- route decorators
 ((decorator

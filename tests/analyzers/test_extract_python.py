@@ -551,3 +551,69 @@ def test_definition_spans_are_names():
     f = extract_python("x.py", src)
     assert f.definitions == (Definition("handler", "function", f.functions[0].name_span),)
     assert f.functions[0].name_span.start == 4 and f.functions[0].name_span.end == 11
+
+
+def test_candidate_calls_by_callee_and_arguments():
+    f = facts(
+        """
+        import requests
+        BASE = "http://api/v1"
+
+        def load(path, n):
+            requests. get(x for x in path)
+            session = make()
+            session . post(timeout=3)
+            log.info("loading", n)
+            log.info("done", count=n)
+            notify(target=f"{BASE}/done")
+            sorted(items, key=len)
+            render("plain text", 3)
+            fetch_it(( "/a/" "b" ))
+            delete()
+        """
+    )
+    assert [c.callee for c in f.calls] == [
+        "requests.get", "session.post", "log.info", "log.info", "notify", "fetch_it", "delete"]
+    assert call(f, "requests.get").args == (OtherVal(call(f, "requests.get").args[0].span),)
+    assert call(f, "notify").kwargs[0][1].expr == (Ref("BASE"), Lit("/done"))
+    assert [c.kwargs for c in calls_by(f, "log.info")][1][0][0] == "count"
+
+
+def test_non_ascii_names_and_strings():
+    f = facts(
+        """
+        import requests
+        ÜRL = "http://api/ü"
+
+        def hole(ñ):
+            requests.get(f"{ÜRL}/ä/{ñ}")
+        """
+    )
+    c = call(f, "requests.get")
+    assert c.args[0].expr == (Ref("ÜRL"), Lit("/ä/"), Arg(0))
+    src = textwrap.dedent('\nimport requests\nÜRL = "http://api/ü"\n').encode()
+    assert f.definitions[0] == Definition("ÜRL", "variable", f.definitions[0].span)
+    assert src[f.definitions[0].span.start:f.definitions[0].span.end].decode() == "ÜRL"
+    assert f.constants == (("ÜRL", (Lit("http://api/ü"),)),)
+
+
+def test_facts_pickle_and_compare_like_constructed_ones():
+    import pickle
+
+    f = facts(
+        """
+        import httpx
+        client = httpx.Client(base_url="http://x/api")
+
+        def get_user(uid):
+            return client.get(f"/users/{uid}", params={"a": "b/c"})
+        """
+    )
+    g = pickle.loads(pickle.dumps(f))
+    assert g == f and hash(g.calls) == hash(f.calls)
+    c = call(f, "client.get")
+    assert c == CallSite(c.callee, c.span, c.args, c.kwargs, c.scope)
+    assert vars(c) == {"callee": "client.get", "span": c.span, "args": c.args, "kwargs": c.kwargs,
+                       "scope": "get_user"}
+    assert list(vars(f)) == ["path", "language", "imports", "exports", "definitions", "functions",
+                             "constants", "clients", "calls", "routes", "problems"]
