@@ -40,14 +40,7 @@ class FactsCache:
             self._db = self._connect()
         except (sqlite3.DatabaseError, OSError) as exc:
             log.warning("cache %s unusable (%s); rebuilding it", self.path, exc)
-            self._db = None
-            try:
-                for suffix in ("", "-wal", "-shm", "-journal"):
-                    Path(str(self.path) + suffix).unlink(missing_ok=True)
-                self._db = self._connect()
-            except (sqlite3.DatabaseError, OSError) as exc2:
-                log.warning("cache disabled: %s", exc2)
-                self._db = None
+            self._reset()
 
     def _connect(self) -> sqlite3.Connection:
         db = sqlite3.connect(self.path, timeout=0.5, check_same_thread=False, isolation_level=None)
@@ -146,6 +139,7 @@ class FactsCache:
             log.warning("cannot update the cache: %s", exc)
 
     def _reset(self) -> None:
+        """Drop the cache files and start an empty cache (or none, if that fails too)."""
         try:
             if self._db is not None:
                 self._db.close()
