@@ -119,6 +119,7 @@ async def test_quick_fixes_replace_the_path_and_change_the_method(client):
     uri = path.as_uri()
     client.text_document_did_open(lsp.DidOpenTextDocumentParams(text_document=lsp.TextDocumentItem(
         uri=uri, language_id="typescript", version=1, text=path.read_text())))
+    await wait_for(lambda: codes(client, root, rel) == ["method-mismatch", "phantom-api"], what="diagnostics")
     diags = client.diagnostics[uri]
     actions = await client.text_document_code_action_async(lsp.CodeActionParams(
         text_document=lsp.TextDocumentIdentifier(uri=uri), range=diags[0].range,
