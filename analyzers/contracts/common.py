@@ -101,6 +101,19 @@ def locate(root: Node, loc: Sequence[object], *, missing: bool = False) -> Span:
     return node.span
 
 
+def node_at(root: Node, loc: tuple) -> Node | None:
+    """The node at a pydantic error location (keys and indexes), or None."""
+    node: Node | None = root
+    for step in loc:
+        if isinstance(node, MapNode) and isinstance(step, str):
+            node = node.get(step)
+        elif isinstance(node, SeqNode) and isinstance(step, int) and 0 <= step < len(node.items):
+            node = node.items[step]
+        else:
+            return None
+    return node
+
+
 def _opening(node: Node) -> Span:
     if isinstance(node, (MapNode, SeqNode)):
         return node.open_span

@@ -42,7 +42,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, ValidationError
 from pydantic_core import PydanticCustomError
 
 from ..model import HTTP_METHODS, Endpoint, Model, Span
-from .common import RouteDecl, Sink, check_routes, describe_loc, freeze, line_of, locate, normalize_path, scalar_str
+from .common import RouteDecl, Sink, check_routes, describe_loc, freeze, node_at, line_of, locate, normalize_path, scalar_str
 from .positions import MapNode, Node, ScalarNode, SeqNode, kind, to_plain
 
 DSL_METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE")
@@ -187,18 +187,6 @@ _EXPECTED = {
 }
 
 
-def _node_at(root: Node, loc: tuple) -> Node | None:
-    node: Node | None = root
-    for step in loc:
-        if isinstance(node, MapNode) and isinstance(step, str):
-            node = node.get(step)
-        elif isinstance(node, SeqNode) and isinstance(step, int) and 0 <= step < len(node.items):
-            node = node.items[step]
-        else:
-            return None
-    return node
-
-
 def _validate(root: MapNode, sink: Sink) -> None:
     try:
         SpecDSL.model_validate(to_plain(root))
@@ -209,7 +197,7 @@ def _validate(root: MapNode, sink: Sink) -> None:
             if err["type"] == "missing":
                 sink.add(f"{where}: missing required key `{loc[-1]}`", locate(root, loc, missing=True))
                 continue
-            node = _node_at(root, loc)
+            node = node_at(root, loc)
             expected = _EXPECTED.get(err["type"])
             if expected:
                 msg = f"{where}: {expected}, got {kind(node)}"

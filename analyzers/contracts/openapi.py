@@ -29,7 +29,7 @@ from urllib.parse import unquote
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from ..model import Endpoint, Model, Span
-from .common import RouteDecl, Sink, check_routes, describe_loc, freeze, locate, normalize_path, scalar_str
+from .common import RouteDecl, Sink, check_routes, describe_loc, freeze, node_at, locate, normalize_path, scalar_str
 from .positions import MapNode, Node, ScalarNode, SeqNode, kind, to_plain
 
 METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "trace")
@@ -93,21 +93,9 @@ def _validate_top(root: MapNode, sink: Sink) -> None:
                 sink.add(f"{where}: missing required key `{loc[-1]}`", locate(root, loc, missing=True))
                 continue
             expected = _EXPECTED.get(err["type"])
-            node = _node_at(root, loc)
+            node = node_at(root, loc)
             msg = f"{where}: {expected}, got {kind(node)}" if expected else f"{where}: {err['msg']}"
             sink.add(msg, locate(root, loc))
-
-
-def _node_at(root: Node, loc: tuple) -> Node | None:
-    node: Node | None = root
-    for step in loc:
-        if isinstance(node, MapNode) and isinstance(step, str):
-            node = node.get(step)
-        elif isinstance(node, SeqNode) and isinstance(step, int) and 0 <= step < len(node.items):
-            node = node.items[step]
-        else:
-            return None
-    return node
 
 
 # --------------------------------------------------------------------------- $ref
