@@ -19,7 +19,7 @@ from specward.analyzers import serial
 
 log = logging.getLogger(__name__)
 
-SCHEMA = 4
+SCHEMA = 5
 
 
 class FactsCache:
@@ -113,7 +113,7 @@ class FactsCache:
         self._write("INSERT OR REPLACE INTO facts VALUES (?,?,?,?)", [(p, d, self.version, b) for p, d, b in rows])
 
     def load_links(self, version: str) -> dict[str, tuple[dict, list, tuple]]:
-        """path -> (deps {path: digest or None}, calls, (problems, routes))."""
+        """path -> (deps {path: digest or None}, calls, (problems, routes, matches))."""
         out = {}
         for path, deps, calls, problems in self._read(
                 "SELECT path, deps, calls, problems FROM links WHERE version=?", (version,)):

@@ -165,6 +165,10 @@ class WorkspaceIndex:
         self.problems: dict[str, tuple[Finding, ...]] = {}
         self.routes: dict[str, tuple[Route, ...]] = {}  # backend route declarations per file
         self._dirty_links: set[str] = set()
+        # matched endpoints from the cache, per file, valid while the endpoint table is the same
+        self._cached_matches: dict[str, tuple[str, tuple]] = {}
+        self._table_key = ""
+        self._ep_by_id: dict[tuple[str, str, str], Endpoint] = {}
         self.contracts: dict[str, ContractFacts] = {}
         self.skipped: dict[str, str] = {}
         self.calls: dict[str, list[HttpCall]] = {}
@@ -204,7 +208,8 @@ class WorkspaceIndex:
             total = len(sources) + len(contracts)
             cached = self.cache.digests() if self.cache else {}
             self.digests.clear(), self.skipped.clear(), self.contracts.clear(), self.problems.clear()
-            self.routes.clear()
+            self.routes.clear(), self._cached_matches.clear()
+            self.stats["reused_matches"] = 0.0
             self.calls.clear(), self.deps.clear(), self.rdeps.clear(), self.statuses.clear(), self.used.clear()
             self.facts = FactsStore(self.cache, self.digests, recover=self._recover)
             todo: list[tuple[str, str, str]] = []
@@ -249,8 +254,9 @@ class WorkspaceIndex:
             self.stats["relinked_files"] = float(len(relink))
             self._link(relink)
             self.facts.mark_stored(fresh)
-            self._flush_links()
             self._rematch(list(self.calls))
+            self._cached_matches.clear()
+            self._flush_links()
             self.stats["link_s"] = time.perf_counter() - t2
             self.stats["build_s"] = time.perf_counter() - t0
 
@@ -275,7 +281,9 @@ class WorkspaceIndex:
             if row is None or rel in fresh or any(digests.get(d) != dg for d, dg in row[0].items()):
                 relink.append(rel)
                 continue
-            deps, calls, (problems, routes) = row
+            deps, calls, (problems, routes, matches) = row
+            if matches and matches[0] == self._table_key:
+                self._cached_matches[rel] = matches
             self.calls[rel] = calls
             self.deps[rel] = set(deps)
             if problems:
@@ -293,7 +301,8 @@ class WorkspaceIndex:
         for rel in self._dirty_links:
             if rel in self.calls and rel in self.digests and self.facts.live(rel) is None:
                 rows.append((rel, {d: self.digests.get(d) for d in self.deps.get(rel, ())},
-                             self.calls[rel], (self.problems.get(rel, ()), self.routes.get(rel, ()))))
+                             self.calls[rel], (self.problems.get(rel, ()), self.routes.get(rel, ()),
+                                               self._matches_of(rel))))
         self.cache.store_links(LINKER_VERSION, rows)
         self._dirty_links.clear()
 
@@ -353,6 +362,9 @@ class WorkspaceIndex:
     def _rebuild_table(self) -> None:
         endpoints = [ep for path in sorted(self.contracts) for ep in self.contracts[path].endpoints]
         self.table = EndpointTable(endpoints, self.settings.base_paths)
+        self._ep_by_id = {endpoint_id(ep): ep for ep in endpoints}
+        ident = repr(([(ep.file, ep.method, ep.path, ep.base_path) for ep in endpoints], self.settings.base_paths))
+        self._table_key = digest_of(ident.encode())
 
     def _link(self, paths: Iterable[str]) -> None:
         linker = Linker(self.facts.get)
@@ -386,6 +398,25 @@ class WorkspaceIndex:
             for dep in deps:
                 self.rdeps.setdefault(dep, set()).add(rel)
 
+    def _matches_of(self, rel: str) -> tuple:
+        """(table key, per call: the matched endpoint's id or None), for the cache."""
+        sts = self.statuses.get(rel, ())
+        return (self._table_key, tuple(endpoint_id(st.endpoint) if st.status == "matched" and st.endpoint else None
+                                       for st in sts))
+
+    def _match(self, rel: str, calls: list[HttpCall]) -> list[CallStatus]:
+        """Match a file's calls; a warm start reuses the cached matched endpoints when the
+        endpoint table is the one they were matched against (everything else is matched)."""
+        cached = self._cached_matches.pop(rel, None)
+        if cached is None or cached[0] != self._table_key or len(cached[1]) != len(calls):
+            return [match_call(self.table, c) for c in calls]
+        out = []
+        for call, ep_id in zip(calls, cached[1]):
+            ep = self._ep_by_id.get(tuple(ep_id)) if ep_id else None
+            out.append(CallStatus(call, "matched", ep) if ep is not None else match_call(self.table, call))
+            self.stats["reused_matches"] = self.stats.get("reused_matches", 0.0) + (ep is not None)
+        return out
+
     def _rematch(self, paths: Iterable[str]) -> None:
         for rel in paths:
             for st in self.statuses.pop(rel, ()):
@@ -397,7 +428,7 @@ class WorkspaceIndex:
             calls = self.calls.get(rel)
             if not calls:
                 continue
-            sts = [match_call(self.table, c) for c in calls] if self.contracts else [CallStatus(c, "unresolved") for c in calls]
+            sts = self._match(rel, calls) if self.contracts else [CallStatus(c, "unresolved") for c in calls]
             self.statuses[rel] = sts
             for st in sts:
                 if st.status == "matched" and st.endpoint is not None:

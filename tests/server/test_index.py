@@ -200,3 +200,21 @@ def test_severity_overrides(ws: Path):
     idx.build()
     sev = {(f.code, f.severity) for f in idx.all_findings()}
     assert ("phantom-api", "warning") in sev and not any(c == "unused-endpoint" for c, _ in sev)
+
+
+def test_warm_start_reuses_matches_only_against_the_same_contracts(ws: Path):
+    cold = WorkspaceIndex(ws)
+    cold.build()
+    assert cold.stats["reused_matches"] == 0
+    warm = WorkspaceIndex(ws)
+    warm.build()
+    assert warm.stats["reused_matches"] == 10  # every matched call of the example
+    assert summary(warm) == summary(cold)
+    contract = ws / "contracts/openapi.yaml"
+    contract.write_text(contract.read_text().replace("  /user/profile:\n", "  /user/profile/avatar:\n    get:\n"
+                                                     "      responses:\n        \"200\":\n          description: ok\n"
+                                                     "  /user/profile:\n"))
+    changed = WorkspaceIndex(ws)
+    changed.build()
+    assert changed.stats["reused_matches"] == 0  # another endpoint table: everything matched again
+    assert phantoms(changed, "web/src/features/profile.ts") == []
