@@ -92,6 +92,7 @@ class EndpointTable:
         # namespace: a path outside it is not a call to this API (a page, an asset, ...)
         self.namespace = next(iter(firsts)) if len(firsts) == 1 and "{" not in next(iter(firsts)) else None
         self._near_cache: dict[tuple, list[Endpoint]] = {}
+        self._cand_cache: dict[tuple, list[Endpoint]] = {}  # (template, relative) -> matches
         # inverted index for `nearest`: distinctive literal segments (and their first three
         # letters) -> endpoints; segments most endpoints share (/api, /v1) are left out
         keys: dict[str, list[Endpoint]] = {}
@@ -170,6 +171,14 @@ class EndpointTable:
         return None
 
     def candidates(self, call: HttpCall) -> list[Endpoint]:
+        assert call.template is not None
+        key = (call.template, call.relative)
+        found = self._cand_cache.get(key)
+        if found is None:
+            found = self._cand_cache[key] = self._candidates(call)
+        return found
+
+    def _candidates(self, call: HttpCall) -> list[Endpoint]:
         assert call.template is not None
         paths = [call.template]
         if call.relative and call.relative != call.template:
