@@ -490,7 +490,7 @@ class WorkspaceIndex:
         self._rematch(paths)
         return set(paths) | set(self.contracts) | {rel}
 
-    def persist(self, rels: Iterable[str], disk: bool = True) -> None:
+    def persist(self, rels: Iterable[str]) -> None:
         """The files' current facts match the disk: store them (and pending link results)."""
         if self.cache is None or not self.cache.enabled:
             return
