@@ -23,18 +23,13 @@ def call_at(statuses: Iterable[CallStatus], offset: int) -> CallStatus | None:
     """The call whose URL (preferred) or call expression contains ``offset``; the
     innermost when several do."""
     best: CallStatus | None = None
+    best_width = 0
     for st in statuses:
         c = st.call
-        if _contains(c.span, offset) or _contains(c.call_span, offset):
-            width = (c.span.end - c.span.start) if _contains(c.span, offset) else (c.call_span.end - c.call_span.start)
-            if best is None or width < _width(best, offset):
-                best = st
+        span = c.span if _contains(c.span, offset) else c.call_span if _contains(c.call_span, offset) else None
+        if span is not None and (best is None or span.end - span.start < best_width):
+            best, best_width = st, span.end - span.start
     return best
-
-
-def _width(st: CallStatus, offset: int) -> int:
-    c = st.call
-    return (c.span.end - c.span.start) if _contains(c.span, offset) else (c.call_span.end - c.call_span.start)
 
 
 def endpoint_at(contract: ContractFacts, offset: int) -> Endpoint | None:

@@ -17,10 +17,18 @@ def models(index) -> dict[str, Model]:
     return {m.name: m for c in index.contracts.values() for m in c.models}
 
 
+def callers_by_endpoint(index) -> dict[tuple[str, str, str], list[CallStatus]]:
+    """Every matched call, grouped by endpoint: one pass over the statuses."""
+    out: dict[tuple[str, str, str], list[CallStatus]] = {}
+    for rel in sorted(index.statuses):
+        for st in index.statuses[rel]:
+            if st.status == "matched" and st.endpoint is not None:
+                out.setdefault(endpoint_id(st.endpoint), []).append(st)
+    return out
+
+
 def callers(index, ep: Endpoint) -> list[CallStatus]:
-    key = endpoint_id(ep)
-    return [st for rel in sorted(index.statuses) for st in index.statuses[rel]
-            if st.status == "matched" and st.endpoint is not None and endpoint_id(st.endpoint) == key]
+    return callers_by_endpoint(index).get(endpoint_id(ep), [])
 
 
 def offset(session, rel: str, pos: lsp.Position) -> int:

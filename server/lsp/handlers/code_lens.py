@@ -18,12 +18,13 @@ def _lenses(session, params: lsp.CodeLensParams) -> list[lsp.CodeLens] | None:
     if contract is None:
         return None
     counts: Counter = session.index.used
+    by_endpoint = f.callers_by_endpoint(session.index) if any(counts.get(endpoint_id(ep)) for ep in contract.endpoints) else {}
     out = []
     for ep in contract.endpoints:
         n = counts.get(endpoint_id(ep), 0)
         loc = session.location(rel, ep.span)
         if n:
-            refs = [session.location(st.call.file, st.call.span) for st in f.callers(session.index, ep)]
+            refs = [session.location(st.call.file, st.call.span) for st in by_endpoint.get(endpoint_id(ep), [])]
             cmd = lsp.Command(title=f"{n} call{'s' if n != 1 else ''}", command="editor.action.showReferences",
                               arguments=[params.text_document.uri, loc.range.start, refs])
         else:

@@ -7,6 +7,7 @@ from lsprotocol import types as lsp
 
 from specward.analyzers import ide
 
+from .. import convert
 from .. import features_ide as f
 
 
@@ -41,7 +42,7 @@ async def handle(ls, params: lsp.HoverParams) -> lsp.Hover | None:
 def _model_import(session, rel: str, pos: lsp.Position) -> lsp.Hover | None:
     """On an import of a (generated) type named like a contract model: its fields."""
     lines, _ = session.text_of(rel)
-    at = f.offset(session, rel, pos)
+    at = convert.offset_of(lines, pos, session.encoding)
     line = lines.line_of(at)
     start = lines.starts[line]
     name = ide.imported_name_at(lines.line_text(line), at - start)
