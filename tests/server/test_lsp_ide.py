@@ -56,7 +56,9 @@ async def test_hover_on_phantom_and_unresolved_calls_explains(client):
 
 async def test_hover_on_a_contract_endpoint_lists_callers(client):
     text = await hover(client, "contracts/articles.dsl.json", '"path": "/api/articles/:s$0lug/comments"')
-    assert "2 calls" not in text  # GET and POST are separate endpoints
+    # GET and POST of the same path are separate endpoints: each has its own caller
+    assert text.startswith("**GET /api/articles/{slug}/comments**") and "1 call:" in text
+    assert "web/src/features/articles.ts:7" in text
     text = await hover(client, "contracts/articles.dsl.json", '"path": "/api/ta$0gs"')
     assert text.startswith("**GET /api/tags**") and "1 call:" in text and "web/src/components/TagList.tsx:6" in text
 
