@@ -185,16 +185,28 @@ class Linker:
 
     # ------------------------------------------------------------------ module resolution
     def resolve_module(self, importer: str, module: str, language: str) -> str | None:
+        """The workspace file ``module`` names, imported from ``importer``. Memoized per
+        folder: every file of a folder resolves a module the same way."""
+        if language != "python" and not module.startswith((".", "/", "@/", "~/")):
+            return None  # a package
+        folder = dirname(importer)
+        key = ("module", folder, module, language == "python")
+        memo = self._memo.get(key)
+        if memo is None:
+            return self._memoized(key, lambda: self._resolve_module(folder, module, language))  # type: ignore[return-value]
+        if self._deps:
+            self._deps[-1] |= memo.deps  # the paths probed: a file created there changes the answer
+        return memo.value  # type: ignore[return-value]
+
+    def _resolve_module(self, folder: str, module: str, language: str) -> str | None:
         if language == "python":
-            return self._resolve_python(importer, module)
-        if not module.startswith((".", "/", "@/", "~/")):
-            return None
+            return self._resolve_python(folder, module)
         if module.startswith(("@/", "~/")):
             bases = [join(root, module[2:]) for root in ("src", "app", "")]
         elif module.startswith("/"):
             bases = [module.lstrip("/")]
         else:
-            bases = [normpath(join(dirname(importer), module))]
+            bases = [normpath(join(folder, module))]
         for base in bases:
             base = base.lstrip("./") if base.startswith("./") else base
             for suffix in JS_SUFFIXES:
@@ -203,10 +215,10 @@ class Linker:
                     return candidate
         return None
 
-    def _resolve_python(self, importer: str, module: str) -> str | None:
+    def _resolve_python(self, folder: str, module: str) -> str | None:
         if module.startswith("."):
             dots = len(module) - len(module.lstrip("."))
-            pkg = dirname(importer)
+            pkg = folder
             for _ in range(dots - 1):
                 pkg = dirname(pkg)
             rest = module[dots:].replace(".", "/")
@@ -215,7 +227,7 @@ class Linker:
             rest = module.replace(".", "/")
             roots = [rest, join("src", rest)]
             # a sibling module imported absolutely from a script's folder
-            here = dirname(importer)
+            here = folder
             while here:
                 roots.append(join(here, rest))
                 here = dirname(here)

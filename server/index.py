@@ -72,6 +72,41 @@ def _extract_batch(items: list[tuple[str, str]]) -> list[tuple[str, bytes]]:
     return [(rel, serial.dumps(_extract_safely(rel, text))) for rel, text in items]
 
 
+class _NotYetExtracted(Exception):
+    """Raised by the build's lookup for a file whose facts are still being extracted."""
+
+    def __init__(self, path: str) -> None:
+        super().__init__(path)
+        self.path = path
+
+
+class _Building:
+    """Which files are still being extracted during a build, and which linked files wait
+    for which of them."""
+
+    def __init__(self, pending: set[str]) -> None:
+        self.pending = set(pending)
+        self.waiting: dict[str, list[str]] = {}
+        self.linked: set[str] = set()
+
+    def lookup(self, get: Callable[[str], FileFacts | None]) -> Callable[[str], FileFacts | None]:
+        pending = self.pending
+
+        def lookup(rel: str) -> FileFacts | None:
+            if rel in pending:
+                raise _NotYetExtracted(rel)
+            return get(rel)
+        return lookup
+
+    def arrived(self, rel: str) -> list[str]:
+        """``rel``'s facts are in: the files to try linking now (it, and its waiters)."""
+        self.pending.discard(rel)
+        return [rel, *self.waiting.pop(rel, ())]
+
+    def wait(self, rel: str, on: str) -> None:
+        self.waiting.setdefault(on, []).append(rel)
+
+
 class FactsStore:
     """rel -> FileFacts without holding every file's facts in memory.
 
@@ -230,34 +265,48 @@ class WorkspaceIndex:
                 progress(done, total)
             self.stats["cached_files"] = float(done)
             self.stats["parsed_files"] = float(len(todo))
+            for rel in contracts:
+                self._load_contract(rel, self.ws.read(rel))
+            self._rebuild_table()
+            # Link while extracting: a file is linked as soon as its facts arrive; a file
+            # whose linking reads a file still being extracted waits for that file (the
+            # main process would otherwise idle while the parser processes work).
+            fresh = {rel for rel, _, _ in todo}
+            relink = self._reuse_links(sorted(self.digests), fresh)
+            self.stats["relinked_files"] = float(len(relink))
+            building = _Building(fresh)
+            linker = Linker(building.lookup(self.facts.get))
+            linked = 0.0
             t1 = time.perf_counter()
-            fresh: set[str] = set()
             encoded = []
             for rel, digest, facts, blob in self._extract_many(todo, lambda n: progress and progress(done + n, total)):
                 self.facts.put_live(rel, facts)
-                fresh.add(rel)
                 if blob is not None:
                     encoded.append((rel, digest, blob))
-            self.stats["extract_s"] = time.perf_counter() - t1
+                tl = time.perf_counter()
+                for ready in building.arrived(rel):
+                    self._link_attempt(linker, ready, building)
+                linked += time.perf_counter() - tl
+            t2 = time.perf_counter()
+            self.stats["extract_s"] = t2 - t1  # wall time, the linking done meanwhile included
+            self.stats["link_during_extract_s"] = linked
             if self.cache:
                 self.cache.forget([p for p in cached if p not in self.digests])
                 self.cache.store_encoded(encoded)
                 done_encoding = {e[0] for e in encoded}
                 self.cache.store([(r, self.digests[r], self.facts.live(r)) for r in fresh if r not in done_encoding])
-            for rel in contracts:
-                self._load_contract(rel, self.ws.read(rel))
             if progress:
                 progress(total, total)
-            t2 = time.perf_counter()
-            self._rebuild_table()
-            relink = self._reuse_links(fresh)
-            self.stats["relinked_files"] = float(len(relink))
-            self._link(relink)
+            t3 = time.perf_counter()
+            for rel in relink:  # not extracted now (stored facts, a changed dependency) or never tried
+                if rel not in building.linked:
+                    self._link_one(linker, rel)
             self.facts.mark_stored(fresh)
             self._rematch(list(self.calls))
             self._cached_matches.clear()
             self._flush_links()
-            self.stats["link_s"] = time.perf_counter() - t2
+            self.stats["link_s"] = time.perf_counter() - t3  # what was left to link, and matching
+            self.stats["store_s"] = t3 - t2
             self.stats["build_s"] = time.perf_counter() - t0
 
     def _recover(self, rel: str) -> FileFacts | None:
@@ -270,13 +319,13 @@ class WorkspaceIndex:
             self.cache.store([(rel, ft.digest, facts)])
         return facts
 
-    def _reuse_links(self, fresh: set[str]) -> list[str]:
+    def _reuse_links(self, rels: Iterable[str], fresh: set[str]) -> list[str]:
         """Take cached link results whose every dependency is unchanged; return the files
         that must be linked again."""
         cached = self.cache.load_links(LINKER_VERSION) if self.cache else {}
         relink = []
         digests = self.digests
-        for rel in self.facts:
+        for rel in rels:
             row = cached.get(rel)
             if row is None or rel in fresh or any(digests.get(d) != dg for d, dg in row[0].items()):
                 relink.append(rel)
@@ -369,34 +418,51 @@ class WorkspaceIndex:
     def _link(self, paths: Iterable[str]) -> None:
         linker = Linker(self.facts.get)
         for rel in paths:
-            for dep in self.deps.pop(rel, ()):
-                s = self.rdeps.get(dep)
-                if s is not None:
-                    s.discard(rel)
-            facts = self.facts.get(rel)
-            if facts is None:
-                self.calls.pop(rel, None)
-                self.problems.pop(rel, None)
-                self.routes.pop(rel, None)
-                continue
+            self._link_one(linker, rel)
+
+    def _link_attempt(self, linker: Linker, rel: str, building: "_Building") -> None:
+        """Link ``rel`` during a build, or park it until the file it needs is extracted."""
+        try:
+            self._link_one(linker, rel)
+        except _NotYetExtracted as wait:
+            building.wait(rel, wait.path)
+        else:
+            building.linked.add(rel)
+
+    def _link_one(self, linker: Linker, rel: str) -> None:
+        facts = self.facts.get(rel)
+        if facts is None:
+            calls, deps = None, set()
+        else:
             try:
                 calls, deps = linker.link_file(rel)
+            except _NotYetExtracted:
+                raise
             except Exception:  # noqa: BLE001
                 log.exception("linking failed for %s", rel)
                 calls, deps = [], {rel}
-            self.calls[rel] = calls
-            self.deps[rel] = deps
-            self._dirty_links.add(rel)
-            if facts.problems:
-                self.problems[rel] = facts.problems
-            else:
-                self.problems.pop(rel, None)
-            if facts.routes:
-                self.routes[rel] = facts.routes
-            else:
-                self.routes.pop(rel, None)
-            for dep in deps:
-                self.rdeps.setdefault(dep, set()).add(rel)
+        for dep in self.deps.pop(rel, ()):
+            s = self.rdeps.get(dep)
+            if s is not None:
+                s.discard(rel)
+        if facts is None or calls is None:
+            self.calls.pop(rel, None)
+            self.problems.pop(rel, None)
+            self.routes.pop(rel, None)
+            return
+        self.calls[rel] = calls
+        self.deps[rel] = deps
+        self._dirty_links.add(rel)
+        if facts.problems:
+            self.problems[rel] = facts.problems
+        else:
+            self.problems.pop(rel, None)
+        if facts.routes:
+            self.routes[rel] = facts.routes
+        else:
+            self.routes.pop(rel, None)
+        for dep in deps:
+            self.rdeps.setdefault(dep, set()).add(rel)
 
     def _matches_of(self, rel: str) -> tuple:
         """(table key, per call: the matched endpoint's id or None), for the cache."""

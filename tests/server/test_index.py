@@ -182,6 +182,31 @@ def test_parallel_cold_index_matches_sequential(ws: Path, monkeypatch):
     assert len([f for f in par.all_findings() if "/api/gen/" in f.message]) == 40
 
 
+def test_files_linked_before_what_they_import_is_extracted(ws: Path, monkeypatch):
+    """Linking runs while files are still being extracted: a file whose wrapper chain
+    reaches files extracted after it (sorted later) waits for them, in both build paths."""
+    src = ws / "web/src/chain"
+    src.mkdir()
+    (src / "a0.ts").write_text("import { load } from './a1';\nexport const run = (id: string) => load(`/nowhere/${id}`);\n")
+    (src / "a1.ts").write_text("import { get } from './a2';\nexport function load(path: string) { return get(path); }\n")
+    (src / "a2.ts").write_text("import { BASE } from './z';\n"
+                               "export function get(path: string) { return fetch(`${BASE}${path}`); }\n")
+    (src / "z.ts").write_text("export const BASE = '/api';\n")
+    expected = ["GET /api/nowhere/{id} is not in the contract"]
+    seq = WorkspaceIndex(ws, use_cache=False, workers=1)
+    seq.build()
+    assert phantoms(seq, "web/src/chain/a0.ts") == expected
+    monkeypatch.setattr(index_mod, "PARALLEL_THRESHOLD", 2)
+    par = WorkspaceIndex(ws, use_cache=False, workers=2)
+    par.build()
+    assert phantoms(par, "web/src/chain/a0.ts") == expected
+    assert summary(par) == summary(seq)
+    # a0 read every file of the chain: editing the last one re-checks it
+    assert {"web/src/chain/a0.ts"} <= par.update("web/src/chain/z.ts", "export const BASE = '/api/user';\n")
+    assert [m.split(" (")[0] for m in phantoms(par, "web/src/chain/a0.ts")] == [
+        "GET /api/user/nowhere/{id} is not in the contract"]
+
+
 def test_invalid_config_is_reported_and_defaults_used(ws: Path):
     (ws / "pyproject.toml").write_text('[project]\nname = "x"\n\n[tool.specward]\nmax_file_size = "big"\n')
     idx = WorkspaceIndex(ws, use_cache=False)
