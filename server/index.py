@@ -65,6 +65,13 @@ def _failed(rel: str, message: str) -> FileFacts:
                      problems=(Finding("file-skipped", "information", message, rel, Span(0, 0)),))
 
 
+def _warm_up() -> None:
+    """Parser-process start-up work (must be importable at module level)."""
+    from specward.analyzers.extract import warm_up
+
+    warm_up()
+
+
 def _extract_batch(items: list[tuple[str, str]]) -> list[tuple[str, bytes]]:
     """Worker-process entry point (must be importable at module level). Returns each
     file's facts encoded once: the bytes go to the cache as they are, and the main process
@@ -245,8 +252,14 @@ class WorkspaceIndex:
             self.digests.clear(), self.skipped.clear(), self.contracts.clear(), self.problems.clear()
             self.routes.clear(), self._cached_matches.clear()
             self.stats["reused_matches"] = 0.0
+            self.stats.pop("first_facts_s", None)
             self.calls.clear(), self.deps.clear(), self.rdeps.clear(), self.statuses.clear(), self.used.clear()
             self.facts = FactsStore(self.cache, self.digests, recover=self._recover)
+            pool = None
+            if self.workers >= 2 and len(sources) >= PARALLEL_THRESHOLD and len(cached) < len(sources) // 2:
+                pool = self._pool()  # most files will be parsed: start the parser processes now
+            sent: dict[cf.Future, list[tuple[str, str]]] = {}
+            reading: list[tuple[str, str]] = []
             todo: list[tuple[str, str, str]] = []
             done = 0
             for rel in sources:
@@ -261,6 +274,11 @@ class WorkspaceIndex:
                     done += 1
                 else:
                     todo.append((rel, ft.digest, ft.text))
+                    if pool is not None:  # the parser processes start on the first files at once
+                        reading.append((rel, ft.text))
+                        if len(reading) == BATCH:
+                            sent[pool.submit(_extract_batch, reading)] = reading
+                            reading = []
             if progress:
                 progress(done, total)
             self.stats["cached_files"] = float(done)
@@ -279,11 +297,12 @@ class WorkspaceIndex:
             linked = 0.0
             t1 = time.perf_counter()
             encoded = []
-            for rel, digest, facts, blob in self._extract_many(todo, lambda n: progress and progress(done + n, total)):
+            for rel, digest, facts, blob in self._extract_many(todo, lambda n: progress and progress(done + n, total), pool, sent):
                 self.facts.put_live(rel, facts)
                 if blob is not None:
                     encoded.append((rel, digest, blob))
                 tl = time.perf_counter()
+                self.stats.setdefault("first_facts_s", tl - t0)
                 for ready in building.arrived(rel):
                     self._link_attempt(linker, ready, building)
                 linked += time.perf_counter() - tl
@@ -355,26 +374,44 @@ class WorkspaceIndex:
         self.cache.store_links(LINKER_VERSION, rows)
         self._dirty_links.clear()
 
-    def _extract_many(self, todo: list[tuple[str, str, str]], progress: Callable[[int], None]
+    def _pool(self) -> cf.ProcessPoolExecutor:
+        """Parser processes, started at once: they load the grammars and compile the
+        queries while this process is still reading the files."""
+        pool = cf.ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("spawn"))
+        for _ in range(self.workers):
+            pool.submit(_warm_up)
+        return pool
+
+    def _extract_many(self, todo: list[tuple[str, str, str]], progress: Callable[[int], None],
+                      pool: cf.ProcessPoolExecutor | None = None,
+                      sent: dict[cf.Future, list[tuple[str, str]]] | None = None
                       ) -> Iterable[tuple[str, str, FileFacts, bytes | None]]:
+        """Extract ``todo``; with enough files in parser processes (``pool``, already sent
+        the batches ``sent``), yielding results as they come."""
         digests = {rel: d for rel, d, _ in todo}
+        sent = sent or {}
         if len(todo) < PARALLEL_THRESHOLD or self.workers < 2:
+            if pool is not None:
+                pool.shutdown(wait=False, cancel_futures=True)
             for i, (rel, digest, text) in enumerate(todo, 1):
                 yield rel, digest, _extract_safely(rel, text), None
                 if i % BATCH == 0:
                     progress(i)
             progress(len(todo))
             return
-        batches = [[(rel, text) for rel, _, text in todo[i:i + BATCH]] for i in range(0, len(todo), BATCH)]
+        submitted = {rel for batch in sent.values() for rel, _ in batch}
+        rest = [(rel, text) for rel, _, text in todo if rel not in submitted]
+        pending = [rest[i:i + BATCH] for i in range(0, len(rest), BATCH)]
         finished = 0
-        pending = list(batches)
         attempts = 0
-        while pending and attempts < 3:
+        while (pending or sent) and attempts < 3:
             attempts += 1
             retry: list[list[tuple[str, str]]] = []
-            ctx = multiprocessing.get_context("spawn")
-            with cf.ProcessPoolExecutor(self.workers, mp_context=ctx) as pool:
-                futures = {pool.submit(_extract_batch, b): b for b in pending}
+            if pool is None:
+                pool = self._pool()
+            with pool:
+                futures = {**sent, **{pool.submit(_extract_batch, b): b for b in pending}}
+                sent = {}
                 for fut in cf.as_completed(futures):
                     batch = futures[fut]
                     try:
@@ -390,7 +427,7 @@ class WorkspaceIndex:
                         yield rel, digests[rel], serial.loads(blob), blob
                     finished += len(batch)
                     progress(finished)
-            pending = retry
+            pending, pool = retry, None
         for batch in pending:
             for rel, _ in batch:
                 yield rel, digests[rel], _failed(rel, "the parser crashed on this file"), None
