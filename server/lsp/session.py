@@ -31,6 +31,8 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
+PUBLISH_CHUNK = 200  # files per index job when publishing the whole workspace
+
 
 class Session:
     def __init__(self, server: "SpecwardServer", root: Path) -> None:
@@ -182,11 +184,22 @@ class Session:
         self._lines[rel] = (key, index)
         return index
 
-    def publish_all(self) -> "asyncio.Future":
-        """Publish every file's diagnostics; the work happens on the index thread."""
-        fut = self.submit(lambda: self._prepare({f.file for f in self.index.all_findings()} | set(self.published)))
-        fut.add_done_callback(self._after)
-        return fut
+    async def publish_all(self) -> None:
+        """Publish every file's diagnostics, one chunk of files per index job: a document
+        opened (or a request made) meanwhile is served between two chunks, not after
+        the whole workspace."""
+        def candidates() -> list[str]:
+            idx = self.index
+            rels = set(idx.statuses) | set(idx.problems) | set(idx.contracts) | set(self.published)
+            if idx.config.source is not None:
+                rels.add(idx.config.source.relative_to(self.root).as_posix())
+            return sorted(rels, key=lambda r: (r not in self.open, r))
+
+        rels = await self.submit(candidates) or []
+        for i in range(0, len(rels), PUBLISH_CHUNK):
+            fut = self.submit(self._prepare, set(rels[i:i + PUBLISH_CHUNK]))
+            fut.add_done_callback(self._after)
+            await fut
 
     # ------------------------------------------------------------------ reading, for requests
     def text_of(self, rel: str) -> tuple[LineIndex, int | None]:
