@@ -49,6 +49,7 @@ class Session:
         self.pending: set[str] = set()
         self.published: dict[str, tuple] = {}
         self._lines: dict[str, tuple[tuple[int, int], LineIndex]] = {}
+        self.open_lines: dict[str, tuple[int | None, str, LineIndex]] = {}
         self.watcher: DiskWatcher | None = None
         self.encoding = convert.encoding_name(server.workspace.position_encoding)
         caps = server.client_capabilities
@@ -207,7 +208,11 @@ class Session:
         uri = self.open.get(rel)
         if uri is not None:
             doc = self.server.workspace.get_text_document(uri)
-            return LineIndex.of_text(doc.source), doc.version
+            hit = self.open_lines.get(rel)
+            if hit is None or hit[0] != doc.version or hit[1] is not doc.source:
+                # one per version: a request with many locations in one file builds it once
+                hit = self.open_lines[rel] = (doc.version, doc.source, LineIndex.of_text(doc.source))
+            return hit[2], doc.version
         return self._disk_lines(rel), None
 
     def location(self, rel: str, span) -> lsp.Location:
