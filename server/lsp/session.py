@@ -15,6 +15,8 @@ import asyncio
 import concurrent.futures as cf
 import logging
 import os
+import time
+from collections import deque
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -31,7 +33,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-PUBLISH_CHUNK = 200  # files per index job when publishing the whole workspace
+PUBLISH_SLICE_S = 0.01  # index-thread time per job when publishing the whole workspace
 
 
 class Session:
@@ -186,21 +188,31 @@ class Session:
         return index
 
     async def publish_all(self) -> None:
-        """Publish every file's diagnostics, one chunk of files per index job: a document
-        opened (or a request made) meanwhile is served between two chunks, not after
-        the whole workspace."""
-        def candidates() -> list[str]:
+        """Publish every file's diagnostics in short index jobs (``PUBLISH_SLICE_S`` each):
+        an edit, a document opened or a request made meanwhile waits for one slice, not
+        for the whole workspace."""
+        def candidates() -> deque[str]:
             idx = self.index
             rels = set(idx.statuses) | set(idx.problems) | set(idx.contracts) | set(self.published)
             if idx.config.source is not None:
                 rels.add(idx.config.source.relative_to(self.root).as_posix())
-            return sorted(rels, key=lambda r: (r not in self.open, r))
+            return deque(sorted(rels, key=lambda r: (r not in self.open, r)))
 
-        rels = await self.submit(candidates) or []
-        for i in range(0, len(rels), PUBLISH_CHUNK):
-            fut = self.submit(self._prepare, set(rels[i:i + PUBLISH_CHUNK]))
+        todo = await self.submit(candidates) or deque()
+        while todo:
+            fut = self.submit(self._prepare_slice, todo)
             fut.add_done_callback(self._after)
             await fut
+
+    def _prepare_slice(self, todo: deque[str]) -> list[lsp.PublishDiagnosticsParams]:
+        """On the index thread: prepare files from the front of ``todo`` for a short while."""
+        deadline = time.perf_counter() + PUBLISH_SLICE_S
+        out: list[lsp.PublishDiagnosticsParams] = []
+        while todo:
+            out.extend(self._prepare({todo.popleft()}))
+            if time.perf_counter() >= deadline:
+                break
+        return out
 
     # ------------------------------------------------------------------ reading, for requests
     def text_of(self, rel: str) -> tuple[LineIndex, int | None]:

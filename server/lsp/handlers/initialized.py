@@ -67,6 +67,9 @@ async def handle(ls, params: lsp.InitializedParams) -> None:
     for rel in list(session.open):
         session.document_changed(rel)
     await session.publish_all()
+    # the same state, said again once every file's diagnostics are out (a client or the
+    # benchmark may wait for the server to be idle)
+    _status(ls, "ready", summary, published=True)
     await _register_client_watching(ls)
 
 
@@ -89,11 +92,12 @@ async def _register_client_watching(ls) -> None:
         log.info("client did not accept file-watch registration: %s", exc)
 
 
-def _status(ls, state: str, message: str) -> None:
+def _status(ls, state: str, message: str, published: bool = False) -> None:
     """``specward/status``: a custom notification for clients with a status display (the
-    VS Code extension's status-bar item); other clients ignore it."""
+    VS Code extension's status-bar item); other clients ignore it. ``published``: the
+    diagnostics of the whole workspace have been published since indexing ended."""
     try:
-        ls.protocol.notify("specward/status", {"state": state, "message": message})
+        ls.protocol.notify("specward/status", {"state": state, "message": message, "published": published})
     except Exception as exc:  # noqa: BLE001
         log.debug("status notification failed: %s", exc)
 
