@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 from posixpath import dirname, join, normpath
 from typing import Callable, Iterable
 
@@ -701,9 +702,21 @@ def _leading_base_len(original: UrlExpr, linker: Linker, idx: _FileIndex, scope:
 def finish(path: str, span: Span, call_span: Span, method: str, url: UrlExpr, base_len: int,
            via: str) -> HttpCall | None:
     """Turn a resolved URL expression into an ``HttpCall`` (template, relative, host)."""
+    kind, template, relative, host, reason, base_unknown = _url_of(url, base_len)
+    if kind == "skip":
+        return None
+    return HttpCall(path, span, call_span, method, template, relative=relative, host=host, reason=reason,
+                    via=via, base_unknown=base_unknown)
 
-    def unresolved(reason: str) -> HttpCall:
-        return HttpCall(path, span, call_span, method, None, reason=reason, via=via)
+
+@lru_cache(maxsize=1 << 16)
+def _url_of(url: UrlExpr, base_len: int) -> tuple[str, str | None, str | None, str | None, str | None, bool]:
+    """(kind, template, relative, host, reason, base unknown) of a resolved URL expression;
+    kind is "call" or "skip" (not an HTTP API call). A pure function of its arguments,
+    memoized: the same URL expressions come back across a workspace."""
+
+    def unresolved(reason: str) -> tuple:
+        return "call", None, None, None, reason, False
 
     seq = list(url)
     if not seq:
@@ -734,7 +747,7 @@ def finish(path: str, span: Span, call_span: Span, method: str, url: UrlExpr, ba
     m = SCHEME.match(full)
     if m:
         if m.group(1).lower() not in ("http", "https"):
-            return None  # ws:, mailto:, data:, blob: are not HTTP API calls
+            return "skip", None, None, None, None, False  # ws:, mailto:, data:, blob: are not HTTP API calls
         after = full[m.end():]
         slash = after.find("/")
         host = after if slash < 0 else after[:slash]
@@ -742,8 +755,7 @@ def finish(path: str, span: Span, call_span: Span, method: str, url: UrlExpr, ba
         full = full[cut:] or "/"
         base_text = base_text[cut:] if len(base_text) >= cut else ""
         if not base_len and not dropped_base and not _local_host(host):
-            return HttpCall(path, span, call_span, method, None, host=host,
-                            reason=f"external host {host}", via=via)
+            return "call", None, None, host, f"external host {host}", False
     elif full.startswith("//"):
         return unresolved("protocol-relative URL to another host")
     for sep in ("?", "#"):
@@ -761,8 +773,7 @@ def finish(path: str, span: Span, call_span: Span, method: str, url: UrlExpr, ba
         relative = normalize("/" + template[len(base_path):].lstrip("/"))
     elif dropped_base or base_len:
         relative = template
-    return HttpCall(path, span, call_span, method, template, relative=relative, host=host, via=via,
-                    base_unknown=dropped_base)
+    return "call", template, relative, host, None, dropped_base
 
 
 def _render(parts: Iterable[Part]) -> str:
@@ -787,7 +798,8 @@ def _param_name(part: Part) -> str:
         name = part.name.rpartition(".")[2]
     else:
         name = "param"
-    name = re.sub(r"[^A-Za-z0-9_]", "", name)
+    if not (name.isascii() and name.isidentifier()):
+        name = _NOT_NAME.sub("", name)
     return name or "param"
 
 
@@ -804,11 +816,13 @@ def _describe(part: Part) -> str:
 
 
 _DUP_SLASH = re.compile(r"/{2,}")
+_NOT_NAME = re.compile(r"[^A-Za-z0-9_]")
 
 
 def normalize(path: str) -> str:
     """Collapse duplicate slashes, strip a trailing slash, decode nothing."""
-    path = _DUP_SLASH.sub("/", path)
+    if "//" in path:
+        path = _DUP_SLASH.sub("/", path)
     if len(path) > 1 and path.endswith("/"):
         path = path.rstrip("/") or "/"
     return path
