@@ -29,13 +29,14 @@ from typing import Callable, Iterable
 
 from specward.analyzers import serial
 from specward.analyzers.contracts import parse_contract
-from specward.analyzers.extract import EXTRACTOR_VERSION, extract
+from specward.analyzers.extract import EXTRACTOR_VERSION
 from specward.analyzers.http import LINKER_VERSION, HttpCall, Linker
 from specward.analyzers.matching import CallStatus, EndpointTable, endpoint_id, match_call, unused_endpoint_findings
 from specward.analyzers.model import ContractFacts, Endpoint, FileFacts, Finding, Route, Span
 
 from .cache import FactsCache
 from .config import LoadedConfig, Settings, load_config
+from .parsing import extract_batch, extract_safely, failed, start_worker
 from .workspace import FileText, Workspace, digest_of
 
 log = logging.getLogger(__name__)
@@ -45,38 +46,6 @@ Progress = Callable[[int, int], None]
 CONFIG_FILES = ("specward.toml", "pyproject.toml")
 PARALLEL_THRESHOLD = 400
 BATCH = 64
-
-
-def _extract_safely(rel: str, text: str) -> FileFacts:
-    """Extraction never takes the index down: an exception becomes a finding on the file."""
-    try:
-        return extract(rel, text)
-    except RecursionError:
-        return _failed(rel, "the file is nested too deeply to analyze")
-    except Exception as exc:  # noqa: BLE001 - reported to the user, not swallowed
-        log.exception("extraction failed for %s", rel)
-        return _failed(rel, f"internal error while analyzing the file: {type(exc).__name__}: {exc}")
-
-
-def _failed(rel: str, message: str) -> FileFacts:
-    from specward.analyzers.languages import language_of
-
-    return FileFacts(rel, language_of(rel) or "unknown",
-                     problems=(Finding("file-skipped", "information", message, rel, Span(0, 0)),))
-
-
-def _warm_up() -> None:
-    """Parser-process start-up work (must be importable at module level)."""
-    from specward.analyzers.extract import warm_up
-
-    warm_up()
-
-
-def _extract_batch(items: list[tuple[str, str]]) -> list[tuple[str, bytes]]:
-    """Worker-process entry point (must be importable at module level). Returns each
-    file's facts encoded once: the bytes go to the cache as they are, and the main process
-    decodes them for linking."""
-    return [(rel, serial.dumps(_extract_safely(rel, text))) for rel, text in items]
 
 
 class _NotYetExtracted(Exception):
@@ -277,7 +246,7 @@ class WorkspaceIndex:
                     if pool is not None:  # the parser processes start on the first files at once
                         reading.append((rel, ft.text))
                         if len(reading) == BATCH:
-                            sent[pool.submit(_extract_batch, reading)] = reading
+                            sent[pool.submit(extract_batch, reading)] = reading
                             reading = []
             if progress:
                 progress(done, total)
@@ -333,7 +302,7 @@ class WorkspaceIndex:
         if ft.text is None or ft.digest != self.digests.get(rel):
             return None
         log.info("re-extracting %s: its cached facts were unusable", rel)
-        facts = _extract_safely(rel, ft.text)
+        facts = extract_safely(rel, ft.text)
         if self.cache:
             self.cache.store([(rel, ft.digest, facts)])
         return facts
@@ -379,7 +348,7 @@ class WorkspaceIndex:
         queries while this process is still reading the files."""
         pool = cf.ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("spawn"))
         for _ in range(self.workers):
-            pool.submit(_warm_up)
+            pool.submit(start_worker)
         return pool
 
     def _extract_many(self, todo: list[tuple[str, str, str]], progress: Callable[[int], None],
@@ -394,7 +363,7 @@ class WorkspaceIndex:
             if pool is not None:
                 pool.shutdown(wait=False, cancel_futures=True)
             for i, (rel, digest, text) in enumerate(todo, 1):
-                yield rel, digest, _extract_safely(rel, text), None
+                yield rel, digest, extract_safely(rel, text), None
                 if i % BATCH == 0:
                     progress(i)
             progress(len(todo))
@@ -410,7 +379,7 @@ class WorkspaceIndex:
             if pool is None:
                 pool = self._pool()
             with pool:
-                futures = {**sent, **{pool.submit(_extract_batch, b): b for b in pending}}
+                futures = {**sent, **{pool.submit(extract_batch, b): b for b in pending}}
                 sent = {}
                 for fut in cf.as_completed(futures):
                     batch = futures[fut]
@@ -421,7 +390,7 @@ class WorkspaceIndex:
                         retry.extend([[item] for item in batch] if len(batch) > 1 else [])
                         if len(batch) == 1:
                             rel = batch[0][0]
-                            yield rel, digests[rel], _failed(rel, f"the parser crashed on this file ({exc})"), None
+                            yield rel, digests[rel], failed(rel, f"the parser crashed on this file ({exc})"), None
                         continue
                     for rel, blob in results:
                         yield rel, digests[rel], serial.loads(blob), blob
@@ -430,7 +399,7 @@ class WorkspaceIndex:
             pending, pool = retry, None
         for batch in pending:
             for rel, _ in batch:
-                yield rel, digests[rel], _failed(rel, "the parser crashed on this file"), None
+                yield rel, digests[rel], failed(rel, "the parser crashed on this file"), None
 
     def _load_contract(self, rel: str, ft: FileText) -> None:
         if ft.text is None:
@@ -574,7 +543,7 @@ class WorkspaceIndex:
             if self.digests.get(rel) == digest and rel in self.facts:
                 return set()
             self.skipped.pop(rel, None)
-            self.facts.put_live(rel, _extract_safely(rel, text))
+            self.facts.put_live(rel, extract_safely(rel, text))
             self.digests[rel] = digest
         affected = {rel} | self.rdeps.get(rel, set())
         self._link(affected)
