@@ -12,7 +12,6 @@ from __future__ import annotations
 import threading
 from functools import cache
 from importlib import resources
-from pathlib import PurePosixPath
 
 from tree_sitter import Language, Parser, Query
 
@@ -34,7 +33,11 @@ EXTENSIONS: dict[str, str] = {
 
 def language_of(path: str) -> str | None:
     """The language name for a path, or None when specward does not analyze it."""
-    return EXTENSIONS.get(PurePosixPath(path).suffix.lower())
+    name = path.rstrip("/").rpartition("/")[2]
+    dot = name.rfind(".")
+    if dot <= 0:  # no suffix, or a dotfile such as `.ts` (PurePosixPath agrees)
+        return None
+    return EXTENSIONS.get(name[dot:].lower())
 
 
 @cache
