@@ -50,13 +50,16 @@ BATCH = 64
 
 
 @contextlib.contextmanager
-def _collector_paused():
-    """Pause the cyclic garbage collector (if it runs) for the duration."""
+def _collector_paused(freeze: bool = False):
+    """Pause the cyclic garbage collector (if it runs) for the duration; with ``freeze``,
+    move everything alive at the end to the collector's permanent generation."""
     enabled = gc.isenabled()
     gc.disable()
     try:
         yield
     finally:
+        if freeze:
+            gc.freeze()
         if enabled:
             gc.enable()
 
@@ -211,9 +214,12 @@ class WorkspaceIndex:
     # ================================================================== building
     def build(self, progress: Progress | None = None) -> None:
         """Index the whole workspace (cold, or warm from the cache)."""
-        # building allocates millions of long-lived objects: the cyclic collector would scan
-        # them again and again for nothing (facts hold no cycles), so it pauses meanwhile
-        with _collector_paused():
+        # building allocates millions of objects that live as long as the index: the cyclic
+        # collector would scan them again and again for nothing, so it pauses meanwhile, and
+        # they are frozen after it (a full collection of them would take 0.3-2 s at 10,000
+        # files). That leaks nothing because building leaves no reference cycle behind
+        # (tests/server/test_index.py checks it).
+        with _collector_paused(freeze=True):
             self._build(progress)
 
     def _build(self, progress: Progress | None) -> None:

@@ -190,6 +190,7 @@ def parse_json(text: str) -> Parsed:
         problems.append(problem)
     values = [c for c in root_node.named_children if c.type not in ("comment", "ERROR") and not c.is_missing]
     root = convert(values[0], 0) if values else None
+    convert = None  # type: ignore[assignment]  # noqa: F841 - the recursive closure's cycle
     return Parsed(root, problems, duplicates)
 
 
@@ -368,7 +369,14 @@ def parse_yaml(text: str) -> Parsed:
         done[key] = out
         return out
 
-    return Parsed(convert(composed, 0), problems, duplicates)
+    try:
+        return Parsed(convert(composed, 0), problems, duplicates)
+    finally:
+        # leave no reference cycle behind (the recursive closure refers to itself, the loader
+        # to its own methods): the tree is then freed as soon as it is no longer used
+        convert = None  # type: ignore[assignment]  # noqa: F841
+        constructor.constructed_objects.clear()
+        constructor.dispose()
 
 
 def _key_text(node: Node) -> str:

@@ -1039,4 +1039,9 @@ def _join(prefix: str, path: str) -> str:
 
 def extract_python(path: str, text: str) -> FileFacts:
     """The facts of one Python file. Tolerates syntax errors: what parses is extracted."""
-    return _Extractor(path, text).run()
+    ex = _Extractor(path, text)
+    try:
+        return ex.run()
+    finally:
+        for s in ex.scopes:  # a scope is its own `func` or `cls`: no cycle outlives the run
+            s.parent = s.func = s.cls = None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import os
 import pickle
 import shutil
@@ -205,6 +206,33 @@ def test_files_linked_before_what_they_import_is_extracted(ws: Path, monkeypatch
     assert {"web/src/chain/a0.ts"} <= par.update("web/src/chain/z.ts", "export const BASE = '/api/user';\n")
     assert [m.split(" (")[0] for m in phantoms(par, "web/src/chain/a0.ts")] == [
         "GET /api/user/nowhere/{id} is not in the contract"]
+
+
+def test_building_and_updating_leave_no_reference_cycles(ws: Path):
+    """The build freezes what it allocated instead of collecting it (a full collection
+    takes seconds on a large workspace): that leaks only if it left garbage cycles."""
+    first = WorkspaceIndex(ws, use_cache=False)  # one-time work (imports, grammars) out of the way
+    first.build()
+    gc.unfreeze()
+    gc.collect()
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        idx = WorkspaceIndex(ws)
+        idx.build()  # cold, through the cache; both contract formats, TypeScript and Python
+        for rel in ("contracts/openapi.yaml", "contracts/articles.dsl.json", "web/src/api/http.ts",
+                    "scripts/sync_users.py"):
+            idx.update(rel, (ws / rel).read_text() + "\n")
+        idx.update("contracts/openapi.yaml", "openapi: [unclosed\n")  # a broken contract too
+        warm = WorkspaceIndex(ws)
+        warm.build()
+        gc.unfreeze()
+        assert gc.collect() == 0
+        # (the indexes stay alive until here: an index itself is a cycle with its facts store)
+        assert idx.findings("contracts/openapi.yaml") and warm.all_findings() and first.all_findings()
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def test_invalid_config_is_reported_and_defaults_used(ws: Path):

@@ -3,7 +3,6 @@ then follow the disk."""
 
 from __future__ import annotations
 
-import gc
 import logging
 import uuid
 from pathlib import Path
@@ -41,11 +40,8 @@ async def handle(ls, params: lsp.InitializedParams) -> None:
     # watch first: a file changed while indexing is re-read after the build (jobs run in
     # order on the index thread), so no change falls between the walk and the watch
     session.start_watching()
+    # (the build freezes what it allocated: the collector never re-scans it on an edit)
     await session.submit(session.index.build, report)
-    # what indexing built lives as long as the server: keep the collector from re-scanning
-    # it on every edit (full collections were the edit path's worst latency)
-    gc.collect()
-    gc.freeze()
     idx = session.index
     summary = (f"Indexed {len(idx.facts):,} files, {len(idx.table.endpoints)} endpoints "
                f"in {len(idx.contracts)} contract(s) in {idx.stats.get('build_s', 0):.1f} s")
