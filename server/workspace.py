@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import fnmatch
 import hashlib
+import io
 import logging
 import os
+import stat
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
@@ -38,9 +40,13 @@ def digest_of(data: bytes) -> str:
     return hashlib.blake2b(data, digest_size=16).hexdigest()
 
 
+_READ_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
+
+
 class Workspace:
     def __init__(self, root: Path, settings: Settings, contract_globs: list[str] | None = None) -> None:
         self.root = root.resolve()
+        self._root = str(self.root)
         self.settings = settings
         globs = contract_globs if contract_globs is not None else settings.contracts
         self.explicit_contracts = globs is not None
@@ -166,17 +172,27 @@ class Workspace:
     def read(self, rel: str) -> FileText:
         """Read a file as UTF-8 text; binary, non-UTF-8, oversized and unreadable files are
         returned with ``text=None`` and a reason instead of raising."""
-        path = self.root / rel
+        limit = self.settings.max_file_size
         try:
-            size = path.stat().st_size
-            if size > self.settings.max_file_size:
-                return FileText(rel, None, "", f"larger than the {self.settings.max_file_size:,}-byte limit ({size:,} bytes)")
-            data = path.read_bytes()
+            # non-blocking open: a named pipe with a source file's name must not hang the index
+            fd = os.open(os.path.join(self._root, rel), _READ_FLAGS)
         except FileNotFoundError:
             return FileText(rel, None, "", "the file no longer exists")
         except OSError as exc:
             return FileText(rel, None, "", f"cannot be read: {exc.strerror or exc}")
-        return decode(rel, data, self.settings.max_file_size)
+        try:
+            st = os.fstat(fd)
+            if not stat.S_ISREG(st.st_mode):
+                return FileText(rel, None, "", "not a regular file")
+            if st.st_size > limit:
+                return FileText(rel, None, "", f"larger than the {limit:,}-byte limit ({st.st_size:,} bytes)")
+            with io.FileIO(fd, closefd=False) as fh:
+                data = fh.readall()
+        except OSError as exc:
+            return FileText(rel, None, "", f"cannot be read: {exc.strerror or exc}")
+        finally:
+            os.close(fd)
+        return decode(rel, data, limit)
 
 
 def decode(rel: str, data: bytes, limit: int) -> FileText:

@@ -169,6 +169,13 @@ def test_bad_files_are_skipped_with_reasons(ws: Path):
     assert not any(p.startswith("web/src/outside") for p in idx.facts)
     # a file tree-sitter cannot fully parse still yields the call that parses
     assert phantoms(idx, "web/src/broken.ts") == ["GET /api/nowhere is not in the contract"]
+    # a named pipe or a folder with a source file's name (say, a watcher event) is refused
+    # at once; reading a pipe would wait for a writer forever
+    os.mkfifo(ws / "web/src/pipe.ts")
+    (ws / "web/src/folder.ts").mkdir()
+    for rel in ("web/src/pipe.ts", "web/src/folder.ts"):
+        assert idx.update_from_disk(rel) == {rel}
+        assert idx.skipped[rel] == "not a regular file"
 
 
 def test_parallel_cold_index_matches_sequential(ws: Path, monkeypatch):
