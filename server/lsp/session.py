@@ -55,12 +55,13 @@ class Session:
         self.watcher: DiskWatcher | None = None
         self.encoding = convert.encoding_name(server.workspace.position_encoding)
         caps = server.client_capabilities
-        # pull diagnostics when the client can pull (it does as soon as the server offers
-        # it), push otherwise; never both, or every diagnostic shows twice. A pulling
-        # client that supports refresh is told to pull again after each change.
-        self.pull = bool(caps.text_document and caps.text_document.diagnostic)
-        self.refresh = bool(self.pull and caps.workspace and caps.workspace.diagnostics
-                            and caps.workspace.diagnostics.refresh_support)
+        # pull diagnostics when the client can pull *and* can be told to pull again after a
+        # change (workspace/diagnostic/refresh): without refresh, a change in another file
+        # (a contract edit) would not reach an open document until its next edit. Push
+        # otherwise. Never both, or every diagnostic shows twice: a client that pulls but
+        # gets pushed diagnostics (Neovim 0.11) is answered empty reports.
+        self.pull = bool(caps.text_document and caps.text_document.diagnostic and caps.workspace
+                         and caps.workspace.diagnostics and caps.workspace.diagnostics.refresh_support)
 
     # ------------------------------------------------------------------ paths
     def rel_of_uri(self, uri: str) -> str | None:
@@ -125,7 +126,7 @@ class Session:
             return
         prepared = fut.result() or ()
         if self.pull:
-            if prepared and self.refresh:
+            if prepared:
                 self.server.workspace_diagnostic_refresh(None)
             return
         for params in prepared:

@@ -25,15 +25,37 @@ if not ok then
   vim.cmd("cquit 3")
 end
 
-local out = {}
-for _, d in ipairs(vim.diagnostic.get(buf)) do
-  local code = d.code
-  if code == nil and d.user_data and d.user_data.lsp then code = d.user_data.lsp.code end
-  table.insert(out, { lnum = d.lnum, col = d.col, end_col = d.end_col, severity = d.severity,
-                      message = d.message, code = code, source = d.source })
+local function dump()
+  local out = {}
+  for _, d in ipairs(vim.diagnostic.get(buf)) do
+    local code = d.code
+    if code == nil and d.user_data and d.user_data.lsp then code = d.user_data.lsp.code end
+    table.insert(out, { lnum = d.lnum, col = d.col, end_col = d.end_col, severity = d.severity,
+                        message = d.message, code = code, source = d.source })
+  end
+  io.stdout:write(vim.fn.json_encode(out) .. "\n")
+  io.stdout:flush()
 end
-io.stdout:write(vim.fn.json_encode(out) .. "\n")
-io.stdout:flush()
+dump()
+
+-- Optionally, replace a contract on disk (SPECWARD_CONTRACT, with the text of the file
+-- SPECWARD_CONTRACT_NEW) and wait until the open buffer's diagnostics change: a change in
+-- another file must reach the open document without an edit of it.
+local contract, replacement = os.getenv("SPECWARD_CONTRACT"), os.getenv("SPECWARD_CONTRACT_NEW")
+if contract and replacement then
+  local before = #vim.diagnostic.get(buf)
+  local src = assert(io.open(replacement, "rb"))
+  local text = src:read("*a")
+  src:close()
+  local dst = assert(io.open(root .. "/" .. contract, "wb"))
+  dst:write(text)
+  dst:close()
+  if not vim.wait(30000, function() return #vim.diagnostic.get(buf) ~= before end, 50) then
+    io.stderr:write("the open buffer's diagnostics did not change within 30 s of the contract edit\n")
+    vim.cmd("cquit 4")
+  end
+  dump()
+end
 vim.lsp.stop_client(client_id)
 vim.wait(2000, function() return vim.lsp.get_client_by_id(client_id) == nil end, 50)
 vim.cmd("qall!")

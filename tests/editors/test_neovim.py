@@ -36,16 +36,22 @@ def test_neovim_shows_specward_diagnostics(nvim: str, tmp_path: Path):
     root = tmp_path / "ws"
     shutil.copytree(EXAMPLE, root)
     version = subprocess.run([nvim, "--version"], capture_output=True, text=True, timeout=30).stdout.splitlines()[0]
+    contract = root / "contracts/openapi.yaml"
+    replacement = tmp_path / "openapi-with-avatar.yaml"
+    replacement.write_text(contract.read_text().replace(
+        "  /user/profile:\n", "  /user/profile/avatar:\n    get:\n      responses:\n"
+        "        \"200\":\n          description: The avatar\n  /user/profile:\n"))
     env = dict(os.environ,
                SPECWARD_CMD=json.dumps([sys.executable, "-m", "specward.server", "serve"]),
                SPECWARD_ROOT=str(root), SPECWARD_FILE="web/src/features/profile.ts",
+               SPECWARD_CONTRACT="contracts/openapi.yaml", SPECWARD_CONTRACT_NEW=str(replacement),
                HOME=str(tmp_path), XDG_CONFIG_HOME=str(tmp_path / "cfg"), XDG_DATA_HOME=str(tmp_path / "data"),
                XDG_STATE_HOME=str(tmp_path / "state"))
     proc = subprocess.run([nvim, "--headless", "-u", "NONE", "-i", "NONE", "-c", f"luafile {HERE / 'nvim_diagnostics.lua'}"],
                           capture_output=True, text=True, timeout=90, env=env, cwd=root, stdin=subprocess.DEVNULL)
     assert proc.returncode == 0, f"{version}: exit {proc.returncode}\n{proc.stderr[-3000:]}"
-    line = [ln for ln in proc.stdout.splitlines() if ln.startswith("[")][-1]
-    diags = json.loads(line)
+    first, after_edit = [json.loads(ln) for ln in proc.stdout.splitlines() if ln.startswith("[")][-2:]
+    diags = first
     codes = sorted(d["code"] for d in diags)
     assert codes == ["method-mismatch", "phantom-api"], (version, diags)
     phantom = next(d for d in diags if d["code"] == "phantom-api")
@@ -53,15 +59,24 @@ def test_neovim_shows_specward_diagnostics(nvim: str, tmp_path: Path):
     src = (root / "web/src/features/profile.ts").read_text().splitlines()
     assert src[phantom["lnum"]][phantom["col"]:phantom["end_col"]] == "'/user/profile/avatar'"
     assert phantom["severity"] == 1  # vim.diagnostic.severity.ERROR
+    # the contract now declares the avatar path: the open buffer lost that diagnostic
+    # without being edited (Neovim 0.11 pulls but cannot be asked to pull again: pushed)
+    assert sorted(d["code"] for d in after_edit) == ["method-mismatch"], (version, after_edit)
 
 
 @pytest.mark.parametrize("nvim", _neovims())
 def test_neovim_hover_and_quick_fix(nvim: str, tmp_path: Path):
     root = tmp_path / "ws"
     shutil.copytree(EXAMPLE, root)
+    contract = root / "contracts/openapi.yaml"
+    replacement = tmp_path / "openapi-with-avatar.yaml"
+    replacement.write_text(contract.read_text().replace(
+        "  /user/profile:\n", "  /user/profile/avatar:\n    get:\n      responses:\n"
+        "        \"200\":\n          description: The avatar\n  /user/profile:\n"))
     env = dict(os.environ,
                SPECWARD_CMD=json.dumps([sys.executable, "-m", "specward.server", "serve"]),
                SPECWARD_ROOT=str(root), SPECWARD_FILE="web/src/features/profile.ts",
+               SPECWARD_CONTRACT="contracts/openapi.yaml", SPECWARD_CONTRACT_NEW=str(replacement),
                SPECWARD_NEEDLE="/user/profile/avatar",
                HOME=str(tmp_path), XDG_CONFIG_HOME=str(tmp_path / "cfg"), XDG_DATA_HOME=str(tmp_path / "data"),
                XDG_STATE_HOME=str(tmp_path / "state"))

@@ -84,3 +84,14 @@ async def pull_client(lsp_client: LanguageClient, request):
     await _start(lsp_client, request.getfixturevalue("workspace"), caps)
     yield
     await lsp_client.shutdown_session()
+
+
+@pytest_lsp.fixture(config=SERVER)
+async def pull_no_refresh_client(lsp_client: LanguageClient, request):
+    """A client that can pull diagnostics but cannot be asked to pull again (Neovim 0.11)."""
+    caps = client_capabilities("visual-studio-code")
+    caps.text_document.diagnostic = lsp.DiagnosticClientCapabilities(related_document_support=True)
+    caps.workspace.diagnostics = None
+    await _start(lsp_client, request.getfixturevalue("workspace"), caps)
+    yield
+    await lsp_client.shutdown_session()

@@ -175,6 +175,30 @@ async def test_pull_diagnostics_with_result_ids_and_no_push(pull_client):
     assert client.diagnostics.get(uri) is None  # nothing was pushed to a pulling client
 
 
+async def test_a_client_that_pulls_without_refresh_gets_pushed_diagnostics(pull_no_refresh_client):
+    """Without refresh support a pulling client would keep an open document's diagnostics
+    stale after a change elsewhere (a contract edit): the server pushes instead, and
+    answers its pulls empty so that nothing shows twice."""
+    client = pull_no_refresh_client
+    root = client.workspace_root
+    rel = "web/src/features/profile.ts"
+    uri = (root / rel).as_uri()
+    client.text_document_did_open(lsp.DidOpenTextDocumentParams(text_document=lsp.TextDocumentItem(
+        uri=uri, language_id="typescript", version=1, text=(root / rel).read_text())))
+    await wait_for(lambda: codes(client, root, rel) == ["method-mismatch", "phantom-api"], what="pushed diagnostics")
+    pulled = await client.text_document_diagnostic_async(lsp.DocumentDiagnosticParams(
+        text_document=lsp.TextDocumentIdentifier(uri=uri)))
+    assert pulled.kind == "full" and not pulled.items
+    ws = await client.workspace_diagnostic_async(lsp.WorkspaceDiagnosticParams(previous_result_ids=[]))
+    assert not ws.items
+    # a contract edit on disk reaches the open document (the watcher re-reads the contract)
+    contract = root / "contracts/openapi.yaml"
+    contract.write_text(contract.read_text().replace(
+        "  /user/profile:\n", "  /user/profile/avatar:\n    get:\n      responses:\n"
+        "        \"200\":\n          description: The avatar\n  /user/profile:\n"))
+    await wait_for(lambda: codes(client, root, rel) == ["method-mismatch"], what="the open document re-checked")
+
+
 async def test_utf8_positions_on_non_ascii_text(pull_client):
     client = pull_client
     root = client.workspace_root

@@ -1,6 +1,8 @@
 """Pull diagnostics: ``textDocument/diagnostic`` and ``workspace/diagnostic``, with result
-ids so an unchanged file is answered "unchanged". Used instead of push when the client
-says it can pull (``textDocument.diagnostic`` capability); see ``Session.pull``."""
+ids so an unchanged file is answered "unchanged". Used instead of push when the client can
+pull and supports ``workspace/diagnostic/refresh``; see ``Session.pull``. A client that
+pulls without refresh support gets pushed diagnostics, and empty reports here (the same
+diagnostic would otherwise show twice)."""
 
 from __future__ import annotations
 
@@ -47,7 +49,7 @@ def _workspace(session, params: lsp.WorkspaceDiagnosticParams):
 
 async def document(ls, params: lsp.DocumentDiagnosticParams):
     session = ls.session
-    if session is None:
+    if session is None or not session.pull:
         return lsp.RelatedFullDocumentDiagnosticReport(items=[])
     await session.ready.wait()  # a pull during indexing is answered once indexing is done
     return await session.request(_document, session, params)
@@ -55,7 +57,7 @@ async def document(ls, params: lsp.DocumentDiagnosticParams):
 
 async def workspace(ls, params: lsp.WorkspaceDiagnosticParams):
     session = ls.session
-    if session is None:
+    if session is None or not session.pull:
         return lsp.WorkspaceDiagnosticReport(items=[])
     await session.ready.wait()
     return await session.request(_workspace, session, params)
