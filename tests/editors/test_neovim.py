@@ -31,27 +31,32 @@ def _neovims() -> list[pytest.param]:
     return found or [pytest.param(None, marks=pytest.mark.skip(reason="no nvim installed"))]
 
 
-@pytest.mark.parametrize("nvim", _neovims())
-def test_neovim_shows_specward_diagnostics(nvim: str, tmp_path: Path):
+def _run(nvim: str, tmp_path: Path, script: str, timeout: float, **extra: str) -> tuple[Path, subprocess.CompletedProcess]:
+    """Headless Neovim running ``script`` against ``specward serve`` on a copy of the
+    example, with its own HOME and XDG folders."""
     root = tmp_path / "ws"
     shutil.copytree(EXAMPLE, root)
-    version = subprocess.run([nvim, "--version"], capture_output=True, text=True, timeout=30).stdout.splitlines()[0]
-    contract = root / "contracts/openapi.yaml"
-    replacement = tmp_path / "openapi-with-avatar.yaml"
-    replacement.write_text(contract.read_text().replace(
-        "  /user/profile:\n", "  /user/profile/avatar:\n    get:\n      responses:\n"
-        "        \"200\":\n          description: The avatar\n  /user/profile:\n"))
     env = dict(os.environ,
                SPECWARD_CMD=json.dumps([sys.executable, "-m", "specward.server", "serve"]),
                SPECWARD_ROOT=str(root), SPECWARD_FILE="web/src/features/profile.ts",
-               SPECWARD_CONTRACT="contracts/openapi.yaml", SPECWARD_CONTRACT_NEW=str(replacement),
                HOME=str(tmp_path), XDG_CONFIG_HOME=str(tmp_path / "cfg"), XDG_DATA_HOME=str(tmp_path / "data"),
-               XDG_STATE_HOME=str(tmp_path / "state"))
-    proc = subprocess.run([nvim, "--headless", "-u", "NONE", "-i", "NONE", "-c", f"luafile {HERE / 'nvim_diagnostics.lua'}"],
-                          capture_output=True, text=True, timeout=90, env=env, cwd=root, stdin=subprocess.DEVNULL)
+               XDG_STATE_HOME=str(tmp_path / "state"), **extra)
+    proc = subprocess.run([nvim, "--headless", "-u", "NONE", "-i", "NONE", "-c", f"luafile {HERE / script}"],
+                          capture_output=True, text=True, timeout=timeout, env=env, cwd=root, stdin=subprocess.DEVNULL)
+    return root, proc
+
+
+@pytest.mark.parametrize("nvim", _neovims())
+def test_neovim_shows_specward_diagnostics(nvim: str, tmp_path: Path):
+    version = subprocess.run([nvim, "--version"], capture_output=True, text=True, timeout=30).stdout.splitlines()[0]
+    replacement = tmp_path / "openapi-with-avatar.yaml"
+    replacement.write_text((EXAMPLE / "contracts/openapi.yaml").read_text().replace(
+        "  /user/profile:\n", "  /user/profile/avatar:\n    get:\n      responses:\n"
+        "        \"200\":\n          description: The avatar\n  /user/profile:\n"))
+    root, proc = _run(nvim, tmp_path, "nvim_diagnostics.lua", 90, SPECWARD_CONTRACT="contracts/openapi.yaml",
+                      SPECWARD_CONTRACT_NEW=str(replacement))
     assert proc.returncode == 0, f"{version}: exit {proc.returncode}\n{proc.stderr[-3000:]}"
-    first, after_edit = [json.loads(ln) for ln in proc.stdout.splitlines() if ln.startswith("[")][-2:]
-    diags = first
+    diags, after_edit = [json.loads(ln) for ln in proc.stdout.splitlines() if ln.startswith("[")][-2:]
     codes = sorted(d["code"] for d in diags)
     assert codes == ["method-mismatch", "phantom-api"], (version, diags)
     phantom = next(d for d in diags if d["code"] == "phantom-api")
@@ -66,22 +71,7 @@ def test_neovim_shows_specward_diagnostics(nvim: str, tmp_path: Path):
 
 @pytest.mark.parametrize("nvim", _neovims())
 def test_neovim_hover_and_quick_fix(nvim: str, tmp_path: Path):
-    root = tmp_path / "ws"
-    shutil.copytree(EXAMPLE, root)
-    contract = root / "contracts/openapi.yaml"
-    replacement = tmp_path / "openapi-with-avatar.yaml"
-    replacement.write_text(contract.read_text().replace(
-        "  /user/profile:\n", "  /user/profile/avatar:\n    get:\n      responses:\n"
-        "        \"200\":\n          description: The avatar\n  /user/profile:\n"))
-    env = dict(os.environ,
-               SPECWARD_CMD=json.dumps([sys.executable, "-m", "specward.server", "serve"]),
-               SPECWARD_ROOT=str(root), SPECWARD_FILE="web/src/features/profile.ts",
-               SPECWARD_CONTRACT="contracts/openapi.yaml", SPECWARD_CONTRACT_NEW=str(replacement),
-               SPECWARD_NEEDLE="/user/profile/avatar",
-               HOME=str(tmp_path), XDG_CONFIG_HOME=str(tmp_path / "cfg"), XDG_DATA_HOME=str(tmp_path / "data"),
-               XDG_STATE_HOME=str(tmp_path / "state"))
-    proc = subprocess.run([nvim, "--headless", "-u", "NONE", "-i", "NONE", "-c", f"luafile {HERE / 'nvim_hover_fix.lua'}"],
-                          capture_output=True, text=True, timeout=120, env=env, cwd=root, stdin=subprocess.DEVNULL)
+    _, proc = _run(nvim, tmp_path, "nvim_hover_fix.lua", 120, SPECWARD_NEEDLE="/user/profile/avatar")
     assert proc.returncode == 0, proc.stderr[-3000:]
     out = json.loads([ln for ln in proc.stdout.splitlines() if ln.startswith("{")][-1])
     assert "not in the contract" in out["hover"] and "GET /api/user/profile" in out["hover"]
