@@ -108,6 +108,8 @@ CLIENT_GLOBALS = {"axios": "axios", "ky": "ky", "ofetch": "ofetch", "$fetch": "o
 
 ROUTE_METHODS = frozenset({"get", "post", "put", "patch", "delete", "head", "options"})
 ROUTE_RECEIVERS = frozenset({"app", "router", "server"})
+# captures that are only a definition's name -> the definition's kind (enums read as variables)
+_DEFINITION_KINDS = {"definition.function": "function", "definition.class": "class", "definition.enum": "variable"}
 _ROUTE_HANDLERS = frozenset(
     {"arrow_function", "function_expression", "identifier", "member_expression", "call_expression"}
 )
@@ -781,9 +783,9 @@ class _Program:
                     if value:
                         kind = c.get("definition.kind")
                         top_vars.append((nn, value[0], bool(kind) and kind[0].type == "const"))
-                elif k == "definition.function":
-                    nn = c["definition.function"][0]
-                    definitions.append(Definition(text(nn), "function", span(nn)))
+                elif k in _DEFINITION_KINDS:  # function, class, enum names
+                    nn = c[k][0]
+                    definitions.append(Definition(text(nn), _DEFINITION_KINDS[k], span(nn)))
                 elif k == "export":
                     exports.append(c)
                 elif k == "import.source":
@@ -795,9 +797,6 @@ class _Program:
                     if fn.id not in names:
                         names[fn.id] = (qual, nn, fn)
                     definitions.append(Definition(qual, "method", span(nn)))
-                elif k == "definition.class":
-                    nn = c["definition.class"][0]
-                    definitions.append(Definition(text(nn), "class", span(nn)))
                 elif k == "class":
                     n = c["class"][0]
                     self.classes.append((n.start_byte, n.end_byte, text(c["class.name"][0])))
@@ -807,9 +806,6 @@ class _Program:
                     fn = c["function.default"][0]
                     if fn.id not in names:
                         names[fn.id] = ("default", fn, fn)
-                elif k == "definition.enum":
-                    nn = c["definition.enum"][0]
-                    definitions.append(Definition(text(nn), "variable", span(nn)))
                 elif k == "require.source":
                     self.on_require(c)
                 elif k == "commonjs":

@@ -74,12 +74,18 @@ async def client(lsp_client: LanguageClient, request):
     await lsp_client.shutdown_session()
 
 
+def _pulling(refresh: bool) -> lsp.ClientCapabilities:
+    """VS Code's capabilities, pulling diagnostics, with or without refresh support."""
+    caps = client_capabilities("visual-studio-code")
+    caps.text_document.diagnostic = lsp.DiagnosticClientCapabilities(related_document_support=True)
+    caps.workspace.diagnostics = lsp.DiagnosticWorkspaceClientCapabilities(refresh_support=True) if refresh else None
+    return caps
+
+
 @pytest_lsp.fixture(config=SERVER)
 async def pull_client(lsp_client: LanguageClient, request):
     """A client that pulls diagnostics (and supports refresh), with UTF-8 positions."""
-    caps = client_capabilities("visual-studio-code")
-    caps.text_document.diagnostic = lsp.DiagnosticClientCapabilities(related_document_support=True)
-    caps.workspace.diagnostics = lsp.DiagnosticWorkspaceClientCapabilities(refresh_support=True)
+    caps = _pulling(refresh=True)
     caps.general = lsp.GeneralClientCapabilities(position_encodings=[lsp.PositionEncodingKind.Utf8])
     await _start(lsp_client, request.getfixturevalue("workspace"), caps)
     yield
@@ -89,9 +95,6 @@ async def pull_client(lsp_client: LanguageClient, request):
 @pytest_lsp.fixture(config=SERVER)
 async def pull_no_refresh_client(lsp_client: LanguageClient, request):
     """A client that can pull diagnostics but cannot be asked to pull again (Neovim 0.11)."""
-    caps = client_capabilities("visual-studio-code")
-    caps.text_document.diagnostic = lsp.DiagnosticClientCapabilities(related_document_support=True)
-    caps.workspace.diagnostics = None
-    await _start(lsp_client, request.getfixturevalue("workspace"), caps)
+    await _start(lsp_client, request.getfixturevalue("workspace"), _pulling(refresh=False))
     yield
     await lsp_client.shutdown_session()
