@@ -21,6 +21,7 @@ import gc
 import logging
 import multiprocessing
 import os
+import queue
 import threading
 import time
 from collections import Counter, OrderedDict
@@ -37,7 +38,7 @@ from specward.analyzers.model import ContractFacts, Endpoint, FileFacts, Finding
 
 from .cache import FactsCache
 from .config import LoadedConfig, Settings, load_config
-from .parsing import extract_batch, extract_safely, failed, start_worker
+from .parsing import extract_batch, extract_safely, failed, link_batch, start_linking, start_worker
 from .workspace import FileText, Workspace, digest_of
 
 log = logging.getLogger(__name__)
@@ -47,6 +48,7 @@ Progress = Callable[[int, int], None]
 CONFIG_FILES = ("specward.toml", "pyproject.toml")
 PARALLEL_THRESHOLD = 400
 BATCH = 64
+FLUSH_WAIT_S = 120.0  # longest wait for the parser processes' facts to reach the cache
 
 
 @contextlib.contextmanager
@@ -116,6 +118,7 @@ class FactsStore:
         self._live: dict[str, FileFacts] = {}
         self._lru: OrderedDict[str, FileFacts] = OrderedDict()
         self._stored: set[str] = set()
+        self._flushed: threading.Event | None = None
 
     def __contains__(self, rel: object) -> bool:
         return rel in self._live or rel in self._stored
@@ -136,6 +139,8 @@ class FactsStore:
         if facts is not None:
             self._lru.move_to_end(rel)
             return facts
+        if self._flushed is not None and not self._flushed.is_set():
+            self._flushed.wait(FLUSH_WAIT_S)  # the parser processes are still writing them
         loaded = self.cache.load(rel, self.digests.get(rel, "")) if self.cache else None
         if not isinstance(loaded, FileFacts):
             # a damaged or vanished row: extract the file again rather than lose it
@@ -164,6 +169,10 @@ class FactsStore:
     def known_stored(self, rel: str) -> None:
         self._stored.add(rel)
 
+    def flushing(self, done: threading.Event) -> None:
+        """Stored facts are still being written to the cache until ``done`` is set."""
+        self._flushed = done
+
     def drop(self, rel: str) -> bool:
         existed = rel in self
         self._live.pop(rel, None)
@@ -173,6 +182,89 @@ class FactsStore:
 
     def live(self, rel: str) -> FileFacts | None:
         return self._live.get(rel)
+
+
+class _Parsers:
+    """The parser processes of one build and the batches sent to them. ``linking``:
+    ``(root, sources, size limit)`` for linking parser processes (``parsing.link_batch``),
+    None for extracting ones (``parsing.extract_batch``)."""
+
+    def __init__(self, workers: int, linking: tuple[str, list[str], int] | None) -> None:
+        self.workers = workers
+        self.linking = linking
+        ctx = multiprocessing.get_context("spawn")
+        self.queue = ctx.Queue() if linking else None
+        if linking:
+            self.pool = cf.ProcessPoolExecutor(workers, mp_context=ctx, initializer=start_linking,
+                                               initargs=(*linking, self.queue))
+        else:
+            self.pool = cf.ProcessPoolExecutor(workers, mp_context=ctx)
+        for _ in range(workers):
+            self.pool.submit(start_worker)
+        self.sent: dict[cf.Future, list[tuple[str, str, str]]] = {}
+        self._reading: list[tuple[str, str, str]] = []
+
+    def add(self, rel: str, digest: str, text: str) -> None:
+        """One more file read: sent with the next full batch."""
+        self._reading.append((rel, digest, text))
+        if len(self._reading) == BATCH:
+            self.submit(self._reading)
+            self._reading = []
+
+    def add_rest(self) -> None:
+        if self._reading:
+            self.submit(self._reading)
+            self._reading = []
+
+    def submit(self, batch: list[tuple[str, str, str]]) -> None:
+        if self.linking:
+            fut = self.pool.submit(link_batch, batch)
+        else:
+            fut = self.pool.submit(extract_batch, [(rel, text) for rel, _, text in batch])
+        self.sent[fut] = batch
+
+    def restart(self) -> "_Parsers":
+        return _Parsers(self.workers, self.linking)
+
+    def shutdown(self) -> None:
+        if self.linking:
+            self.flush_to(None)  # linking processes put their facts on the queue as they exit
+        else:
+            self.pool.shutdown(wait=False, cancel_futures=True)
+
+    def flush_to(self, cache: FactsCache | None) -> threading.Event:
+        """Stop the (linking) processes: each puts its facts on the queue as it exits, and
+        a background thread stores them in ``cache`` (None: drops them). The returned event is set once they
+        are all in, or once waiting for them has failed (the facts missing from the cache
+        are then extracted again when needed)."""
+        done = threading.Event()
+        pool, q = self.pool, self.queue
+        assert q is not None
+
+        def drain() -> None:
+            stopping = threading.Thread(target=pool.shutdown, kwargs={"cancel_futures": True},
+                                        name="specward-parsers-stop", daemon=True)
+            stopping.start()
+            deadline = time.monotonic() + FLUSH_WAIT_S
+            try:
+                while time.monotonic() < deadline:
+                    try:
+                        rows = q.get(timeout=0.2)
+                    except queue.Empty:
+                        if not stopping.is_alive():
+                            break  # every process has exited, so everything it put is read
+                        continue
+                    if rows is not None and cache is not None:  # None: one process is done
+                        cache.store_encoded(rows)
+            except Exception:  # noqa: BLE001 - the cache is an optimization, never fatal
+                log.exception("storing the parser processes' facts failed")
+            finally:
+                done.set()
+
+        # not a daemon: a process that indexed and exits at once (`specward check`) still
+        # leaves a complete cache for the next start
+        threading.Thread(target=drain, name="specward-cache-writer").start()
+        return done
 
 
 class WorkspaceIndex:
@@ -235,14 +327,16 @@ class WorkspaceIndex:
             self.digests.clear(), self.skipped.clear(), self.contracts.clear(), self.problems.clear()
             self.routes.clear(), self._cached_matches.clear()
             self.stats["reused_matches"] = 0.0
-            self.stats.pop("first_facts_s", None)
+            for key in ("first_facts_s", "linked_in_parsers", "link_during_extract_s"):
+                self.stats.pop(key, None)
             self.calls.clear(), self.deps.clear(), self.rdeps.clear(), self.statuses.clear(), self.used.clear()
             self.facts = FactsStore(self.cache, self.digests, recover=self._recover)
-            pool = None
+            parsers = None
             if self.workers >= 2 and len(sources) >= PARALLEL_THRESHOLD and len(cached) < len(sources) // 2:
-                pool = self._pool()  # most files will be parsed: start the parser processes now
-            sent: dict[cf.Future, list[tuple[str, str]]] = {}
-            reading: list[tuple[str, str]] = []
+                # most files will be parsed: start the parser processes now. With a cache
+                # and nothing in it, they link too and write the facts to the cache later
+                linking = not cached and self.cache.enabled
+                parsers = self._parsers(sources if linking else None)
             todo: list[tuple[str, str, str]] = []
             done = 0
             for rel in sources:
@@ -257,11 +351,10 @@ class WorkspaceIndex:
                     done += 1
                 else:
                     todo.append((rel, ft.digest, ft.text))
-                    if pool is not None:  # the parser processes start on the first files at once
-                        reading.append((rel, ft.text))
-                        if len(reading) == BATCH:
-                            sent[pool.submit(extract_batch, reading)] = reading
-                            reading = []
+                    if parsers is not None:  # the parser processes start on the first files at once
+                        parsers.add(rel, ft.digest, ft.text)
+            if parsers is not None:
+                parsers.add_rest()
             if progress:
                 progress(done, total)
             self.stats["cached_files"] = float(done)
@@ -269,47 +362,94 @@ class WorkspaceIndex:
             for rel in contracts:
                 self._load_contract(rel, self.ws.read(rel))
             self._rebuild_table()
-            # Link while extracting: a file is linked as soon as its facts arrive; a file
-            # whose linking reads a file still being extracted waits for that file (the
-            # main process would otherwise idle while the parser processes work).
             fresh = {rel for rel, _, _ in todo}
             relink = self._reuse_links(sorted(self.digests), fresh)
             self.stats["relinked_files"] = float(len(relink))
-            building = _Building(fresh)
-            linker = Linker(building.lookup(self.facts.get))
-            linked = 0.0
             t1 = time.perf_counter()
-            encoded = []
-            for rel, digest, facts, blob in self._extract_many(todo, lambda n: progress and progress(done + n, total), pool, sent):
-                self.facts.put_live(rel, facts)
-                if blob is not None:
-                    encoded.append((rel, digest, blob))
-                tl = time.perf_counter()
-                self.stats.setdefault("first_facts_s", tl - t0)
-                for ready in building.arrived(rel):
-                    self._link_attempt(linker, ready, building)
-                linked += time.perf_counter() - tl
+            on_progress = lambda n: progress and progress(done + n, total)  # noqa: E731
+            if parsers is not None and parsers.linking and len(todo) >= PARALLEL_THRESHOLD:
+                linked, linker = self._link_in_parsers(todo, parsers, on_progress, t0)
+            else:
+                linked, linker = self._extract_and_link(todo, parsers, on_progress, t0)
             t2 = time.perf_counter()
             self.stats["extract_s"] = t2 - t1  # wall time, the linking done meanwhile included
-            self.stats["link_during_extract_s"] = linked
             if self.cache:
                 self.cache.forget([p for p in cached if p not in self.digests])
-                self.cache.store_encoded(encoded)
-                done_encoding = {e[0] for e in encoded}
-                self.cache.store([(r, self.digests[r], self.facts.live(r)) for r in fresh if r not in done_encoding])
             if progress:
                 progress(total, total)
             t3 = time.perf_counter()
             for rel in relink:  # not extracted now (stored facts, a changed dependency) or never tried
-                if rel not in building.linked:
+                if rel not in linked:
                     self._link_one(linker, rel)
-            self.facts.mark_stored(fresh)
             self._rematch(list(self.calls))
             self._cached_matches.clear()
             self._flush_links()
+            if parsers is not None and parsers.linking and self.cache:
+                # the parser processes still hold the facts: they reach the cache from here on
+                self.facts.flushing(parsers.flush_to(self.cache))
             self.stats["link_s"] = time.perf_counter() - t3  # what was left to link, and matching
             self.stats["store_s"] = t3 - t2
             self.stats["build_s"] = time.perf_counter() - t0
+
+    def _extract_and_link(self, todo: list[tuple[str, str, str]], parsers: "_Parsers | None",
+                          progress: Callable[[int], None], t0: float) -> tuple[set[str], Linker]:
+        """Extract here or in parser processes, and link here meanwhile: a file is linked as
+        soon as its facts arrive; a file whose linking reads a file still being extracted
+        waits for that file (this process would otherwise idle while the parser processes
+        work). Returns the files linked, and the linker (its memo is still valid)."""
+        fresh = {rel for rel, _, _ in todo}
+        building = _Building(fresh)
+        linker = Linker(building.lookup(self.facts.get))
+        linked = 0.0
+        encoded = []
+        for rel, payload, crash in self._run_batches(todo, parsers, progress):
+            digest = self.digests[rel]
+            if crash is not None:
+                facts = failed(rel, crash)
+            elif isinstance(payload, FileFacts):
+                facts = payload
+            else:
+                blob = payload[1]  # type: ignore[index]
+                facts = serial.loads(blob)
+                encoded.append((rel, digest, blob))
+            self.facts.put_live(rel, facts)
+            tl = time.perf_counter()
+            self.stats.setdefault("first_facts_s", tl - t0)
+            for ready in building.arrived(rel):
+                self._link_attempt(linker, ready, building)
+            linked += time.perf_counter() - tl
+        self.stats["link_during_extract_s"] = linked
+        if self.cache:
+            self.cache.store_encoded(encoded)
+            done_encoding = {e[0] for e in encoded}
+            self.cache.store([(r, self.digests[r], self.facts.live(r)) for r in fresh if r not in done_encoding])
+        self.facts.mark_stored(fresh)
+        return building.linked, linker
+
+    def _link_in_parsers(self, todo: list[tuple[str, str, str]], parsers: "_Parsers",
+                         progress: Callable[[int], None], t0: float) -> tuple[set[str], Linker]:
+        """The parser processes extract and link; their facts reach the cache after the
+        build (``_build`` starts that; ``FactsStore`` waits for them when asked sooner).
+        Returns the files linked, and a linker for the rest."""
+        linked: set[str] = set()
+        crashed: list[tuple[str, FileFacts]] = []
+        for rel, payload, crash in self._run_batches(todo, parsers, progress):
+            self.stats.setdefault("first_facts_s", time.perf_counter() - t0)
+            if crash is not None:
+                facts = failed(rel, crash)
+                crashed.append((rel, facts))
+                self.facts.put_live(rel, facts)
+                self._set_links(rel, [], {rel}, facts.problems, facts.routes)
+            else:
+                _, calls, deps, problems, routes = payload
+                self.facts.known_stored(rel)
+                self._set_links(rel, calls, deps, problems, routes)
+            linked.add(rel)
+        if self.cache:
+            self.cache.store([(r, self.digests[r], f) for r, f in crashed])
+            self.facts.mark_stored(r for r, _ in crashed)
+        self.stats["linked_in_parsers"] = float(len(linked))
+        return linked, Linker(self.facts.get)
 
     def _recover(self, rel: str) -> FileFacts | None:
         ft = self.ws.read(rel)
@@ -357,63 +497,60 @@ class WorkspaceIndex:
         self.cache.store_links(LINKER_VERSION, rows)
         self._dirty_links.clear()
 
-    def _pool(self) -> cf.ProcessPoolExecutor:
+    def _parsers(self, sources: list[str] | None = None) -> "_Parsers":
         """Parser processes, started at once: they load the grammars and compile the
-        queries while this process is still reading the files."""
-        pool = cf.ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("spawn"))
-        for _ in range(self.workers):
-            pool.submit(start_worker)
-        return pool
+        queries while this process is still reading the files. With ``sources`` (every
+        source file of the walk) they link as well (``parsing.link_batch``)."""
+        linking = None
+        if sources is not None:
+            linking = (str(self.ws.root), sources, self.settings.max_file_size)
+        return _Parsers(self.workers, linking)
 
-    def _extract_many(self, todo: list[tuple[str, str, str]], progress: Callable[[int], None],
-                      pool: cf.ProcessPoolExecutor | None = None,
-                      sent: dict[cf.Future, list[tuple[str, str]]] | None = None
-                      ) -> Iterable[tuple[str, str, FileFacts, bytes | None]]:
-        """Extract ``todo``; with enough files in parser processes (``pool``, already sent
-        the batches ``sent``), yielding results as they come."""
-        digests = {rel: d for rel, d, _ in todo}
-        sent = sent or {}
-        if len(todo) < PARALLEL_THRESHOLD or self.workers < 2:
-            if pool is not None:
-                pool.shutdown(wait=False, cancel_futures=True)
-            for i, (rel, digest, text) in enumerate(todo, 1):
-                yield rel, digest, extract_safely(rel, text), None
+    def _run_batches(self, todo: list[tuple[str, str, str]], parsers: "_Parsers | None",
+                     progress: Callable[[int], None]) -> Iterable[tuple[str, object, str | None]]:
+        """Extract (and with linking parser processes, link) ``todo``, yielding
+        ``(rel, payload, None)`` as results come, or ``(rel, None, message)`` for a file
+        a parser process crashed on. Here, one by one, when there are few files; else in
+        ``parsers`` (already sent what was read while reading). A batch whose process died
+        is retried file by file in new processes, so one bad file cannot lose the others."""
+        if parsers is None or len(todo) < PARALLEL_THRESHOLD or self.workers < 2:
+            if parsers is not None:
+                parsers.shutdown()
+            for i, (rel, _, text) in enumerate(todo, 1):
+                yield rel, extract_safely(rel, text), None
                 if i % BATCH == 0:
                     progress(i)
             progress(len(todo))
             return
-        submitted = {rel for batch in sent.values() for rel, _ in batch}
-        rest = [(rel, text) for rel, _, text in todo if rel not in submitted]
-        pending = [rest[i:i + BATCH] for i in range(0, len(rest), BATCH)]
         finished = 0
         attempts = 0
-        while (pending or sent) and attempts < 3:
+        while parsers is not None:
             attempts += 1
-            retry: list[list[tuple[str, str]]] = []
-            if pool is None:
-                pool = self._pool()
-            with pool:
-                futures = {**sent, **{pool.submit(extract_batch, b): b for b in pending}}
-                sent = {}
-                for fut in cf.as_completed(futures):
-                    batch = futures[fut]
-                    try:
-                        results = fut.result()
-                    except Exception as exc:  # a worker died (native crash) or failed
-                        log.warning("a parser process failed (%s); retrying its files one by one", exc)
-                        retry.extend([[item] for item in batch] if len(batch) > 1 else [])
-                        if len(batch) == 1:
-                            rel = batch[0][0]
-                            yield rel, digests[rel], failed(rel, f"the parser crashed on this file ({exc})"), None
-                        continue
-                    for rel, blob in results:
-                        yield rel, digests[rel], serial.loads(blob), blob
-                    finished += len(batch)
-                    progress(finished)
-            pending, pool = retry, None
-        for batch in pending:
-            for rel, _ in batch:
-                yield rel, digests[rel], failed(rel, "the parser crashed on this file"), None
+            retry: list[list[tuple[str, str, str]]] = []
+            for fut in cf.as_completed(list(parsers.sent)):
+                batch = parsers.sent.pop(fut)
+                try:
+                    results = fut.result()
+                except Exception as exc:  # a worker died (native crash) or failed
+                    log.warning("a parser process failed (%s); retrying its files one by one", exc)
+                    if len(batch) > 1 and attempts < 3:
+                        retry.extend([item] for item in batch)
+                    else:
+                        for item in batch:
+                            yield item[0], None, f"the parser crashed on this file ({exc})"
+                    continue
+                for result in results:
+                    yield result[0], result, None
+                finished += len(batch)
+                progress(finished)
+            if not retry:
+                break
+            parsers.shutdown()
+            parsers = parsers.restart()
+            for batch in retry:
+                parsers.submit(batch)
+        if parsers is not None and not parsers.linking:
+            parsers.shutdown()
 
     def _load_contract(self, rel: str, ft: FileText) -> None:
         if ft.text is None:
@@ -452,20 +589,25 @@ class WorkspaceIndex:
     def _link_one(self, linker: Linker, rel: str) -> None:
         facts = self.facts.get(rel)
         if facts is None:
-            calls, deps = None, set()
-        else:
-            try:
-                calls, deps = linker.link_file(rel)
-            except _NotYetExtracted:
-                raise
-            except Exception:  # noqa: BLE001
-                log.exception("linking failed for %s", rel)
-                calls, deps = [], {rel}
+            self._set_links(rel, None, set(), (), ())
+            return
+        try:
+            calls, deps = linker.link_file(rel)
+        except _NotYetExtracted:
+            raise
+        except Exception:  # noqa: BLE001
+            log.exception("linking failed for %s", rel)
+            calls, deps = [], {rel}
+        self._set_links(rel, calls, deps, facts.problems, facts.routes)
+
+    def _set_links(self, rel: str, calls: list[HttpCall] | None, deps: set[str],
+                   problems: tuple[Finding, ...], routes: tuple[Route, ...]) -> None:
+        """Record one file's link results (``calls`` None: the file has no facts)."""
         for dep in self.deps.pop(rel, ()):
             s = self.rdeps.get(dep)
             if s is not None:
                 s.discard(rel)
-        if facts is None or calls is None:
+        if calls is None:
             self.calls.pop(rel, None)
             self.problems.pop(rel, None)
             self.routes.pop(rel, None)
@@ -473,12 +615,12 @@ class WorkspaceIndex:
         self.calls[rel] = calls
         self.deps[rel] = deps
         self._dirty_links.add(rel)
-        if facts.problems:
-            self.problems[rel] = facts.problems
+        if problems:
+            self.problems[rel] = problems
         else:
             self.problems.pop(rel, None)
-        if facts.routes:
-            self.routes[rel] = facts.routes
+        if routes:
+            self.routes[rel] = routes
         else:
             self.routes.pop(rel, None)
         for dep in deps:

@@ -1,18 +1,36 @@
 """Extraction that never fails, and the parser processes' entry points.
 
-Kept apart from ``index.py`` so a parser process (spawned) imports only the analyzers,
-not the server's configuration, contract and cache modules: it starts sooner and smaller.
+Kept apart from ``index.py`` so a parser process (spawned) imports only the analyzers
+(and ``reading.py``), not the server's configuration, contract and cache modules: it
+starts sooner and smaller.
+
+Two kinds of parser process:
+
+- ``extract_batch``: extract and return each file's facts, encoded; the main process
+  decodes and links them (any build with parser processes and no cache to write to).
+- ``link_batch`` (a *linking* parser process, set up by ``start_linking``): extract, keep
+  the facts, link the files right here and return only the link results. A file a link
+  reads that this process has not extracted (another process has it) is read and
+  extracted here too. When the process exits, ``flush`` encodes every file's facts and
+  puts them on a queue the main process drains into the cache, *after* the index is
+  ready: a cold start pays neither encoding nor decoding before its diagnostics.
 """
 
 from __future__ import annotations
 
 import gc
 import logging
+import os
+import sys
+from multiprocessing import util
 
 from specward.analyzers import serial
 from specward.analyzers.extract import extract, warm_up
+from specward.analyzers.http import HttpCall, Linker
 from specward.analyzers.languages import language_of
-from specward.analyzers.model import FileFacts, Finding, Span
+from specward.analyzers.model import FileFacts, Finding, Route, Span
+
+from .reading import read_file
 
 log = logging.getLogger(__name__)
 
@@ -41,16 +59,108 @@ def start_worker() -> None:
 
 def extract_batch(items: list[tuple[str, str]]) -> list[tuple[str, bytes]]:
     """Parser-process entry point. Returns each file's facts encoded once: the bytes go to
-    the cache as they are, and the main process decodes them for linking.
+    the cache as they are, and the main process decodes them for linking."""
+    with _collector_off():
+        return [(rel, serial.dumps(extract_safely(rel, text))) for rel, text in items]
 
-    The cyclic collector is off while the batch runs (extraction allocates many objects
+
+class _collector_off:
+    """The cyclic collector is off while a batch runs (extraction allocates many objects
     and leaves no cycles; the collector's passes cost 5-10 % of extraction) and makes one
     young-generation pass after it, so nothing the batch left behind outlives it."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        return [(rel, serial.dumps(extract_safely(rel, text))) for rel, text in items]
-    finally:
+
+    def __enter__(self) -> None:
+        self.enabled = gc.isenabled()
+        gc.disable()
+
+    def __exit__(self, *exc: object) -> None:
         gc.collect(0)  # what the batch left behind is all young: a cheap pass
-        if enabled:
+        if self.enabled:
             gc.enable()
+
+
+# ----------------------------------------------------------------------- linking processes
+
+LinkResult = tuple[str, list[HttpCall], set[str], tuple[Finding, ...], tuple[Route, ...]]
+FLUSH_ROWS = 256  # facts rows per message on the flush queue
+
+
+class _Linking:
+    """A linking parser process's state for one build."""
+
+    def __init__(self, root: str, sources: list[str], limit: int, queue) -> None:
+        self.root = root
+        self.tracked = frozenset(sources)
+        self.limit = limit
+        self.queue = queue
+        # rel -> (digest, facts); facts None for a file read here that cannot be analyzed
+        self.facts: dict[str, tuple[str, FileFacts | None]] = {}
+        self.linker = Linker(self.lookup)
+
+    def lookup(self, rel: str) -> FileFacts | None:
+        got = self.facts.get(rel)
+        if got is None:
+            if rel not in self.tracked:  # never read what the workspace walk did not list
+                return None
+            ft = read_file(self.root, rel, self.limit)
+            got = self.facts[rel] = (ft.digest, None if ft.text is None else extract_safely(rel, ft.text))
+        return got[1]
+
+    def flush(self) -> None:
+        """Encode every extracted file's facts onto the queue, say this process is done and
+        end it once the queue has taken everything (tearing down an interpreter that holds
+        a whole workspace's facts would only free memory, for a second or more)."""
+        try:
+            rows: list[tuple[str, str, bytes]] = []
+            for rel, (digest, facts) in self.facts.items():
+                if facts is not None:
+                    rows.append((rel, digest, serial.dumps(facts)))
+                    if len(rows) == FLUSH_ROWS:
+                        self.queue.put(rows)
+                        rows = []
+            if rows:
+                self.queue.put(rows)
+        finally:
+            self.queue.put(None)
+            self.queue.close()
+            self.queue.join_thread()
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os._exit(0)
+
+
+_linking: _Linking | None = None
+
+
+def start_linking(root: str, sources: list[str], limit: int, queue) -> None:
+    """Initializer of a linking parser process: ``sources`` are every source file of the
+    walk (the only files a link may read), ``queue`` receives the facts at exit."""
+    global _linking
+    warm_up()
+    _linking = _Linking(root, sources, limit, queue)
+    util.Finalize(_linking, _linking.flush, exitpriority=10)  # runs when the process exits
+
+
+def link_batch(items: list[tuple[str, str, str]]) -> list[LinkResult]:
+    """Linking parser-process entry point: ``(rel, digest, text)`` items (read by the main
+    process) -> ``(rel, calls, deps, problems, routes)`` per file."""
+    st = _linking
+    assert st is not None, "link_batch needs start_linking as the process initializer"
+    with _collector_off():
+        for rel, digest, text in items:
+            had = st.facts.get(rel)
+            if had is None or had[0] != digest:
+                if had is not None:  # read here earlier with other content: links may be stale
+                    st.linker = Linker(st.lookup)
+                st.facts[rel] = (digest, extract_safely(rel, text))
+        out: list[LinkResult] = []
+        for rel, _, _ in items:
+            facts = st.facts[rel][1]
+            assert facts is not None
+            try:
+                calls, deps = st.linker.link_file(rel)
+            except Exception:  # noqa: BLE001 - one file's linking never fails the batch
+                log.exception("linking failed for %s", rel)
+                calls, deps = [], {rel}
+            out.append((rel, calls, deps, facts.problems, facts.routes))
+        return out

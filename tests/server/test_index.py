@@ -190,9 +190,11 @@ def test_parallel_cold_index_matches_sequential(ws: Path, monkeypatch):
     assert len([f for f in par.all_findings() if "/api/gen/" in f.message]) == 40
 
 
-def test_files_linked_before_what_they_import_is_extracted(ws: Path, monkeypatch):
-    """Linking runs while files are still being extracted: a file whose wrapper chain
-    reaches files extracted after it (sorted later) waits for them, in both build paths."""
+@pytest.mark.parametrize("cache", [False, True], ids=["linked-here", "linked-in-parser-processes"])
+def test_files_linked_before_what_they_import_is_extracted(ws: Path, monkeypatch, cache: bool):
+    """A file whose wrapper chain reaches files extracted after it (sorted later) is linked
+    once they are in: here, while the parser processes extract (no cache), or in a parser
+    process that reads and extracts what it lacks (a cold cache)."""
     src = ws / "web/src/chain"
     src.mkdir()
     (src / "a0.ts").write_text("import { load } from './a1';\nexport const run = (id: string) => load(`/nowhere/${id}`);\n")
@@ -205,14 +207,41 @@ def test_files_linked_before_what_they_import_is_extracted(ws: Path, monkeypatch
     seq.build()
     assert phantoms(seq, "web/src/chain/a0.ts") == expected
     monkeypatch.setattr(index_mod, "PARALLEL_THRESHOLD", 2)
-    par = WorkspaceIndex(ws, use_cache=False, workers=2)
+    par = WorkspaceIndex(ws, use_cache=cache, workers=2)
     par.build()
+    assert ("linked_in_parsers" in par.stats) == cache
     assert phantoms(par, "web/src/chain/a0.ts") == expected
     assert summary(par) == summary(seq)
     # a0 read every file of the chain: editing the last one re-checks it
     assert {"web/src/chain/a0.ts"} <= par.update("web/src/chain/z.ts", "export const BASE = '/api/user';\n")
     assert [m.split(" (")[0] for m in phantoms(par, "web/src/chain/a0.ts")] == [
         "GET /api/user/nowhere/{id} is not in the contract"]
+
+
+def test_cold_cache_is_filled_by_the_parser_processes_after_the_build(ws: Path, monkeypatch):
+    """On a cold cache the parser processes link, and their facts reach the cache after the
+    build: a request for them meanwhile waits, and the next start parses nothing."""
+    for i in range(40):
+        (ws / f"web/src/gen{i}.ts").write_text(f"export const f{i} = () => fetch('/api/gen/{i}');\n")
+    (ws / "web/src/blob.ts").write_bytes(b"\x00\x01binary")
+    seq = WorkspaceIndex(ws, use_cache=False, workers=1)
+    seq.build()
+    monkeypatch.setattr(index_mod, "PARALLEL_THRESHOLD", 10)
+    cold = WorkspaceIndex(ws, workers=2)
+    cold.build()
+    parsed = cold.stats["parsed_files"]
+    assert cold.stats["linked_in_parsers"] == parsed == 48  # 40 + the example's 8; not the binary file
+    assert summary(cold) == summary(seq)
+    assert cold.skipped["web/src/blob.ts"] == "binary file"
+    facts = cold.facts.get("web/src/gen7.ts")  # waits for the parser processes' facts
+    assert facts is not None and [c.callee for c in facts.calls] == ["fetch"]
+    assert cold.facts._flushed is not None and cold.facts._flushed.is_set()
+    stored = sqlite3.connect(ws / ".specward" / "cache.sqlite").execute("SELECT count(*) FROM facts").fetchone()[0]
+    assert stored == parsed
+    warm = WorkspaceIndex(ws, workers=2)
+    warm.build()
+    assert warm.stats["parsed_files"] == 0 and "linked_in_parsers" not in warm.stats
+    assert summary(warm) == summary(seq)
 
 
 def test_building_and_updating_leave_no_reference_cycles(ws: Path):
