@@ -136,6 +136,10 @@ def start_linking(root: str, sources: list[str], limit: int, queue) -> None:
     """Initializer of a linking parser process: ``sources`` are every source file of the
     walk (the only files a link may read), ``queue`` receives the facts at exit."""
     global _linking
+    # the facts live until the process ends and extraction leaves no reference cycles
+    # (tests/server/test_index.py checks it): the cyclic collector would only scan them
+    # again and again, so it stays off for the life of this process
+    gc.disable()
     warm_up()
     _linking = _Linking(root, sources, limit, queue)
     util.Finalize(_linking, _linking.flush, exitpriority=10)  # runs when the process exits
@@ -146,21 +150,20 @@ def link_batch(items: list[tuple[str, str, str]]) -> list[LinkResult]:
     process) -> ``(rel, calls, deps, problems, routes)`` per file."""
     st = _linking
     assert st is not None, "link_batch needs start_linking as the process initializer"
-    with _collector_off():
-        for rel, digest, text in items:
-            had = st.facts.get(rel)
-            if had is None or had[0] != digest:
-                if had is not None:  # read here earlier with other content: links may be stale
-                    st.linker = Linker(st.lookup)
-                st.facts[rel] = (digest, extract_safely(rel, text))
-        out: list[LinkResult] = []
-        for rel, _, _ in items:
-            facts = st.facts[rel][1]
-            assert facts is not None
-            try:
-                calls, deps = st.linker.link_file(rel)
-            except Exception:  # noqa: BLE001 - one file's linking never fails the batch
-                log.exception("linking failed for %s", rel)
-                calls, deps = [], {rel}
-            out.append((rel, calls, deps, facts.problems, facts.routes))
-        return out
+    for rel, digest, text in items:
+        had = st.facts.get(rel)
+        if had is None or had[0] != digest:
+            if had is not None:  # read here earlier with other content: links may be stale
+                st.linker = Linker(st.lookup)
+            st.facts[rel] = (digest, extract_safely(rel, text))
+    out: list[LinkResult] = []
+    for rel, _, _ in items:
+        facts = st.facts[rel][1]
+        assert facts is not None
+        try:
+            calls, deps = st.linker.link_file(rel)
+        except Exception:  # noqa: BLE001 - one file's linking never fails the batch
+            log.exception("linking failed for %s", rel)
+            calls, deps = [], {rel}
+        out.append((rel, calls, deps, facts.problems, facts.routes))
+    return out
