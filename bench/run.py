@@ -187,11 +187,13 @@ ws = Path(sys.argv[1])
 idx = WorkspaceIndex(ws)
 idx.build()
 t_built = time.perf_counter()
+idx.facts.wait_stored()  # a cold start's parser processes write the facts after the build
+t_cached = time.perf_counter()
 _self, _children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
 cpu_s = _self.ru_utime + _self.ru_stime + _children.ru_utime + _children.ru_stime
 calls, status = counts(idx)
 out = {
-    "t_built": t_built, "cpu_s": cpu_s, "stats": idx.stats, "files": len(idx.facts), "skipped": len(idx.skipped),
+    "t_built": t_built, "t_cached": t_cached, "cpu_s": cpu_s, "stats": idx.stats, "files": len(idx.facts), "skipped": len(idx.skipped),
     "calls": calls, "status": status, "endpoints": len(idx.table.endpoints), "contracts": len(idx.contracts),
     "contract_findings": [f.message for c in idx.contracts.values() for f in c.findings][:5],
     "unused": len(idx.unused),
@@ -233,9 +235,10 @@ def run_index_child(ws: Path, timeout: float, recheck: tuple[str, Path] | None =
         raise BenchError(f"index subprocess failed (exit {proc.returncode}):\n{proc.stderr[-3000:]}")
     out = json.loads(line[len("BENCH-RESULT "):])
     out["ready_s"] = out["t_built"] - t0
+    out["cached_s"] = out["t_cached"] - t0
     out["process_wall_s"] = wall
-    if not 0 < out["ready_s"] <= wall:
-        out["ready_s"] = wall  # clocks not comparable: fall back to the (larger) process wall time
+    if not 0 < out["ready_s"] <= out["cached_s"] <= wall:
+        out["ready_s"] = out["cached_s"] = wall  # clocks not comparable: fall back to the (larger) process wall time
     return out
 
 
@@ -673,12 +676,17 @@ def run(args) -> Report:
     rep.add("unresolved calls", st.get("unresolved", 0), note="planted 0")
     rep.add("pure tree-sitter parse", parse_s, "s",
             note=f"read + parse, 1 process, baseline; mean of {parse_before:.2f} s before and {parse_after:.2f} s after the cold index")
+    cs = cold["stats"]
     rep.add("cold index", cold["ready_s"], "s", 15.0, also=cold["ready_s"] <= 2 * parse_s,
             target_text=f"≤ 2× parse ({2 * parse_s:.2f} s)",
-            note=(f"fresh process; extract {cold['stats']['extract_s']:.2f} s incl. linking "
-                  f"{cold['stats'].get('link_during_extract_s', 0):.2f} s, then link+match {cold['stats']['link_s']:.2f} s"))
+            note=(f"fresh process, every file's diagnostics known; extract+link {cs['extract_s']:.2f} s "
+                  + (f"in the parser processes ({cs['linked_in_parsers']:.0f} files)" if "linked_in_parsers" in cs
+                     else f"(linking here {cs.get('link_during_extract_s', 0):.2f} s)")
+                  + f", then link+match {cs['link_s']:.2f} s"))
+    rep.add("cold index, facts cached", cold["cached_s"], "s",
+            note="the parser processes' facts stored in the cache (after the index is ready)")
     rep.add("cold index CPU time, all processes", cold["cpu_s"], "s",
-            note=f"{cold['cpu_s'] / parse_s:.1f}× the parse; start-up, extraction, encoding, linking")
+            note=f"{cold['cpu_s'] / parse_s:.1f}× the parse; start-up, extraction, linking, caching")
     rep.add("warm start", warm["ready_s"], "s", 2.0,
             note=f"fresh process, cache; link+match {warm['stats']['link_s']:.2f} s")
     edit = live["edit_ms"]

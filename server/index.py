@@ -173,6 +173,10 @@ class FactsStore:
         """Stored facts are still being written to the cache until ``done`` is set."""
         self._flushed = done
 
+    def wait_stored(self, timeout: float | None = None) -> bool:
+        """Wait until facts still on their way to the cache are in (True: none pending)."""
+        return self._flushed is None or self._flushed.wait(timeout)
+
     def drop(self, rel: str) -> bool:
         existed = rel in self
         self._live.pop(rel, None)
