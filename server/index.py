@@ -236,11 +236,11 @@ class _Parsers:
         else:
             self.pool.shutdown(wait=False, cancel_futures=True)
 
-    def flush_to(self, cache: FactsCache | None) -> threading.Event:
+    def flush_to(self, cache: FactsCache | None, then: Callable[[], None] | None = None) -> threading.Event:
         """Stop the (linking) processes: each puts its facts on the queue as it exits, and
-        a background thread stores them in ``cache`` (None: drops them). The returned event is set once they
-        are all in, or once waiting for them has failed (the facts missing from the cache
-        are then extracted again when needed)."""
+        a background thread stores them in ``cache`` (None: drops them), then runs
+        ``then``. The returned event is set once that is done, or once waiting for the
+        facts has failed (facts missing from the cache are extracted again when needed)."""
         done = threading.Event()
         pool, q = self.pool, self.queue
         assert q is not None
@@ -260,6 +260,8 @@ class _Parsers:
                         continue
                     if rows is not None and cache is not None:  # None: one process is done
                         cache.store_encoded(rows)
+                if then is not None:
+                    then()
             except Exception:  # noqa: BLE001 - the cache is an optimization, never fatal
                 log.exception("storing the parser processes' facts failed")
             finally:
@@ -387,10 +389,13 @@ class WorkspaceIndex:
                     self._link_one(linker, rel)
             self._rematch(list(self.calls))
             self._cached_matches.clear()
-            self._flush_links()
             if parsers is not None and parsers.linking and self.cache:
-                # the parser processes still hold the facts: they reach the cache from here on
-                self.facts.flushing(parsers.flush_to(self.cache))
+                # the index is ready: the parser processes' facts, then the link results,
+                # reach the cache from here on (encoding them is about a second of work)
+                rows = self._link_rows()
+                self.facts.flushing(parsers.flush_to(self.cache, then=lambda: self.cache.store_links(LINKER_VERSION, rows)))
+            else:
+                self._flush_links()
             self.stats["link_s"] = time.perf_counter() - t3  # what was left to link, and matching
             self.stats["store_s"] = t3 - t2
             self.stats["build_s"] = time.perf_counter() - t0
@@ -490,16 +495,21 @@ class WorkspaceIndex:
         return relink
 
     def _flush_links(self) -> None:
+        if self.cache:
+            self.cache.store_links(LINKER_VERSION, self._link_rows())
+
+    def _link_rows(self) -> list[tuple[str, dict, list, tuple]]:
+        """The link results not yet stored (of files whose facts are stored), for the cache."""
         if not self.cache or not self._dirty_links:
-            return
+            return []
         rows = []
         for rel in self._dirty_links:
             if rel in self.calls and rel in self.digests and self.facts.live(rel) is None:
                 rows.append((rel, {d: self.digests.get(d) for d in self.deps.get(rel, ())},
                              self.calls[rel], (self.problems.get(rel, ()), self.routes.get(rel, ()),
                                                self._matches_of(rel))))
-        self.cache.store_links(LINKER_VERSION, rows)
         self._dirty_links.clear()
+        return rows
 
     def _parsers(self, sources: list[str] | None = None) -> "_Parsers":
         """Parser processes, started at once: they load the grammars and compile the
