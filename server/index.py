@@ -227,6 +227,15 @@ class _Parsers:
             fut = self.pool.submit(extract_batch, [(rel, text) for rel, _, text in batch])
         self.sent[fut] = batch
 
+    def run(self, batch: list[tuple[str, str, str]]) -> list:
+        """One batch, waited for (raises when its process fails)."""
+        self.submit(batch)
+        fut = next(reversed(self.sent))
+        try:
+            return fut.result()
+        finally:
+            del self.sent[fut]
+
     def restart(self) -> "_Parsers":
         return _Parsers(self.workers, self.linking)
 
@@ -537,33 +546,43 @@ class WorkspaceIndex:
             progress(len(todo))
             return
         finished = 0
-        attempts = 0
-        while parsers is not None:
-            attempts += 1
-            retry: list[list[tuple[str, str, str]]] = []
-            for fut in cf.as_completed(list(parsers.sent)):
-                batch = parsers.sent.pop(fut)
+        suspects: list[list[tuple[str, str, str]]] = []
+        for fut in cf.as_completed(list(parsers.sent)):
+            batch = parsers.sent.pop(fut)
+            try:
+                results = fut.result()
+            except Exception as exc:  # noqa: BLE001 - a process died (native crash) or failed
+                # every batch in flight fails with it: which file did it is not known yet
+                log.warning("a parser process failed (%s)", exc)
+                suspects.append(batch)
+                continue
+            for result in results:
+                yield result[0], result, None
+            finished += len(batch)
+            progress(finished)
+        # Again in new processes, one batch in flight at a time so that a failure names its
+        # batch; a failing batch is halved until the file that fails is alone.
+        while suspects:
+            log.warning("retrying %d file(s) one batch at a time", sum(map(len, suspects)))
+            parsers.shutdown()
+            parsers = parsers.restart()
+            while suspects:
+                batch = suspects.pop(0)
                 try:
-                    results = fut.result()
-                except Exception as exc:  # a worker died (native crash) or failed
-                    log.warning("a parser process failed (%s); retrying its files one by one", exc)
-                    if len(batch) > 1 and attempts < 3:
-                        retry.extend([item] for item in batch)
+                    results = parsers.run(batch)
+                except Exception as exc:  # noqa: BLE001
+                    if len(batch) == 1:
+                        log.warning("the parser crashed on %s (%s)", batch[0][0], exc)
+                        yield batch[0][0], None, f"the parser crashed on this file ({exc})"
                     else:
-                        for item in batch:
-                            yield item[0], None, f"the parser crashed on this file ({exc})"
-                    continue
+                        half = len(batch) // 2
+                        suspects[:0] = [batch[:half], batch[half:]]
+                    break  # the processes are gone: new ones
                 for result in results:
                     yield result[0], result, None
                 finished += len(batch)
                 progress(finished)
-            if not retry:
-                break
-            parsers.shutdown()
-            parsers = parsers.restart()
-            for batch in retry:
-                parsers.submit(batch)
-        if parsers is not None and not parsers.linking:
+        if not parsers.linking:
             parsers.shutdown()
 
     def _load_contract(self, rel: str, ft: FileText) -> None:

@@ -308,3 +308,42 @@ def test_warm_start_reuses_matches_only_against_the_same_contracts(ws: Path):
     changed.build()
     assert changed.stats["reused_matches"] == 0  # another endpoint table: everything matched again
     assert phantoms(changed, "web/src/features/profile.ts") == []
+
+
+# A parser process that dies on one file (a native crash in a grammar, say): the file is
+# made to abort its process by a sitecustomize module every spawned process imports.
+CRASHING = """
+import os
+import specward.server.parsing as parsing
+_extract = parsing.extract_safely
+def extract_safely(rel, text):
+    if rel.endswith("crash.ts"):
+        os.abort()
+    return _extract(rel, text)
+parsing.extract_safely = extract_safely
+"""
+
+
+@pytest.mark.parametrize("cache", [False, True], ids=["extracting", "linking"])
+def test_a_parser_process_crash_loses_only_its_file(ws: Path, tmp_path: Path, monkeypatch, cache: bool):
+    for i in range(30):
+        (ws / f"web/src/gen{i}.ts").write_text(f"export const f{i} = () => fetch('/api/gen/{i}');\n")
+    (ws / "web/src/crash.ts").write_text("export const c = () => fetch('/api/crash');\n")
+    seq = WorkspaceIndex(ws, use_cache=False, workers=1)
+    seq.build()
+    hook = tmp_path / "hook"
+    hook.mkdir()
+    (hook / "sitecustomize.py").write_text(CRASHING)
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(hook), os.environ.get("PYTHONPATH", "")]))
+    monkeypatch.setattr(index_mod, "PARALLEL_THRESHOLD", 10)
+    monkeypatch.setattr(index_mod, "BATCH", 8)
+    par = WorkspaceIndex(ws, use_cache=cache, workers=2)
+    par.build()
+    crashed = [f for f in par.findings("web/src/crash.ts")]
+    assert [(f.code, f.message.split(" (")[0]) for f in crashed] == [
+        ("file-skipped", "the parser crashed on this file")]
+    # every other file was analyzed, in spite of sharing a batch and processes with it
+    others = [x for x in summary(par) if x[0] != "web/src/crash.ts"]
+    assert others == [x for x in summary(seq) if x[0] != "web/src/crash.ts"]
+    assert len([x for x in others if "/api/gen/" in x[2]]) == 30
+    par.facts.wait_stored()
