@@ -342,7 +342,7 @@ class WorkspaceIndex:
             self.digests.clear(), self.skipped.clear(), self.contracts.clear(), self.problems.clear()
             self.routes.clear(), self._cached_matches.clear()
             self.stats["reused_matches"] = 0.0
-            for key in ("first_facts_s", "linked_in_parsers", "link_during_extract_s"):
+            for key in ("first_facts_s", "linked_in_parsers", "link_during_extract_s", "parser_processes"):
                 self.stats.pop(key, None)
             self.calls.clear(), self.deps.clear(), self.rdeps.clear(), self.statuses.clear(), self.used.clear()
             self.facts = FactsStore(self.cache, self.digests, recover=self._recover)
@@ -534,17 +534,24 @@ class WorkspaceIndex:
         """Extract (and with linking parser processes, link) ``todo``, yielding
         ``(rel, payload, None)`` as results come, or ``(rel, None, message)`` for a file
         a parser process crashed on. Here, one by one, when there are few files; else in
-        ``parsers`` (already sent what was read while reading). A batch whose process died
-        is retried file by file in new processes, so one bad file cannot lose the others."""
-        if parsers is None or len(todo) < PARALLEL_THRESHOLD or self.workers < 2:
+        parser processes: ``parsers`` when they were started before reading (and sent
+        what was read), new extracting ones otherwise. The batches a crashed process
+        took down are retried so that only the file that crashes is lost."""
+        if len(todo) < PARALLEL_THRESHOLD or self.workers < 2:
             if parsers is not None:
                 parsers.shutdown()
+            self.stats["parser_processes"] = 0.0
             for i, (rel, _, text) in enumerate(todo, 1):
                 yield rel, extract_safely(rel, text), None
                 if i % BATCH == 0:
                     progress(i)
             progress(len(todo))
             return
+        if parsers is None:  # most files were cached, but there are still many to parse
+            parsers = self._parsers()
+            for i in range(0, len(todo), BATCH):
+                parsers.submit(todo[i:i + BATCH])
+        self.stats["parser_processes"] = float(self.workers)
         finished = 0
         suspects: list[list[tuple[str, str, str]]] = []
         for fut in cf.as_completed(list(parsers.sent)):

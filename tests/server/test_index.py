@@ -218,6 +218,27 @@ def test_files_linked_before_what_they_import_is_extracted(ws: Path, monkeypatch
         "GET /api/user/nowhere/{id} is not in the contract"]
 
 
+def test_many_changed_files_are_parsed_in_parser_processes_on_a_warm_start(ws: Path, monkeypatch):
+    """Most files cached, many changed: the changed ones are still parsed in parallel, and
+    linked here with the cached ones."""
+    for i in range(40):
+        (ws / f"web/src/gen{i}.ts").write_text(f"export const f{i} = () => fetch('/api/gen/{i}');\n")
+    monkeypatch.setattr(index_mod, "PARALLEL_THRESHOLD", 10)
+    first = WorkspaceIndex(ws, workers=2)
+    first.build()
+    first.facts.wait_stored()
+    for i in range(15):  # 15 of 48 files change: the cache still has most of them
+        (ws / f"web/src/gen{i}.ts").write_text(f"export const f{i} = () => fetch('/api/changed/{i}');\n")
+    warm = WorkspaceIndex(ws, workers=2)
+    warm.build()
+    assert warm.stats["parsed_files"] == 15 and warm.stats["parser_processes"] == 2
+    assert "linked_in_parsers" not in warm.stats
+    seq = WorkspaceIndex(ws, use_cache=False, workers=1)
+    seq.build()
+    assert summary(warm) == summary(seq)
+    assert len([f for f in warm.all_findings() if "/api/changed/" in f.message]) == 15
+
+
 def test_cold_cache_is_filled_by_the_parser_processes_after_the_build(ws: Path, monkeypatch):
     """On a cold cache the parser processes link, and their facts reach the cache after the
     build: a request for them meanwhile waits, and the next start parses nothing."""
