@@ -6,13 +6,15 @@
 //
 // PYTHON (default: $SPECWARD_E2E_PYTHON or python3) must be able to `import specward.server`.
 // Environment: SPECWARD_E2E_VSIX (default client-vscode/specward-0.1.0.vsix),
-// SPECWARD_E2E_CHROMIUM (default /usr/bin/chromium), SPECWARD_E2E_KEEP=1 keeps the temp dir.
+// SPECWARD_E2E_CHROMIUM (default /usr/bin/chromium), SPECWARD_E2E_KEEP=1 keeps the temp dir,
+// SPECWARD_E2E_SCREENSHOT (default <tmpdir>/specward-e2e/vscode-phantom-api.png; set it to
+// docs/screenshots/vscode-phantom-api.png to refresh the README's picture).
 //
 // Works on a copy of examples/fullstack. Checks, each waiting on a condition (<= 90 s):
 //   (a) the diagnostics oracle (SPECWARD_TEST_DIAGNOSTICS_FILE) has the phantom-api diagnostic
 //   (b) the Problems panel shows it          (c) hovering the URL shows "not in the contract"
 //   (d) the quick fix removes it             (e) the status-bar item says "specward"
-// Saves docs/screenshots/vscode-phantom-api.png. Exit 0 on success; on failure exit 1 with
+// Saves the screenshot (above). Exit 0 on success; on failure exit 1 with
 // the failing step and a screenshot in /tmp. code-server is always killed at the end.
 
 import { spawn, spawnSync } from 'node:child_process';
@@ -29,7 +31,10 @@ const STEP_TIMEOUT = 90_000;
 const PYTHON_ARG = process.argv[2] || process.env.SPECWARD_E2E_PYTHON || 'python3';
 const VSIX = process.env.SPECWARD_E2E_VSIX || path.join(REPO, 'client-vscode/specward-0.1.0.vsix');
 const CHROMIUM = process.env.SPECWARD_E2E_CHROMIUM || '/usr/bin/chromium';
-const SCREENSHOT = path.join(REPO, 'docs/screenshots/vscode-phantom-api.png');
+// a test run leaves the checkout as it was: the committed picture changes only on request
+const SCREENSHOT = process.env.SPECWARD_E2E_SCREENSHOT
+  ? path.resolve(process.env.SPECWARD_E2E_SCREENSHOT)
+  : path.join(os.tmpdir(), 'specward-e2e', 'vscode-phantom-api.png');
 const CODE_SERVER = path.join(HERE, 'node_modules/code-server/out/node/entry.js');
 
 const EXPECTED_MESSAGE = 'GET /api/user/profile/avatar is not in the contract';
@@ -245,7 +250,7 @@ async function main() {
   log(`(c) ok: hover says "${(await hover.innerText()).split('\n').find((l) => l.includes('not in the contract'))}"`);
   fs.mkdirSync(path.dirname(SCREENSHOT), { recursive: true });
   await page.screenshot({ path: SCREENSHOT });
-  log(`screenshot: ${path.relative(REPO, SCREENSHOT)}`);
+  log(`screenshot: ${SCREENSHOT}`);
 
   // ---- (d) quick fix --------------------------------------------------------------
   step = `(d) quick fix "${FIX_TITLE}"`;
