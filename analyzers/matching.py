@@ -103,6 +103,10 @@ class EndpointTable:
                         keys.setdefault(k, []).append(ep)
         common = max(2, len(self.endpoints) // 2)
         self._by_key = {k: v for k, v in keys.items() if len(v) <= common}
+        self._forms: dict[int, tuple[list[str], ...]] = {}
+        for ep in self.endpoints:
+            eps, full = _segments(ep.path), _segments(full_path(ep))
+            self._forms[id(ep)] = (eps, full) if full != eps else (full,)
         for ep in self.endpoints:
             self._insert(ep.path, ep)
             if ep.base_path and ep.base_path.strip("/"):
@@ -212,12 +216,11 @@ class EndpointTable:
                             pool[id(ep)] = ep
         scored: list[tuple[float, int, str, Endpoint]] = []
         for ep in pool.values():
-            eps = _segments(ep.path)
-            full = _segments(full_path(ep))
-            limit_d = max(0.5, len(full) / 3)
+            forms = self._forms[id(ep)]  # its path, and with the base path when it has one
+            limit_d = max(0.5, len(forms[-1]) / 3)
             best_d = limit_d + 1
             for t in targets:
-                for e in (eps, full):
+                for e in forms:
                     if abs(len(t) - len(e)) <= limit_d:  # the distance is at least the length difference
                         best_d = min(best_d, _distance(t, e))
             if best_d <= limit_d:
