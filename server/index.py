@@ -49,6 +49,7 @@ CONFIG_FILES = ("specward.toml", "pyproject.toml")
 PARALLEL_THRESHOLD = 400
 BATCH = 64
 FLUSH_WAIT_S = 120.0  # longest wait for the parser processes' facts to reach the cache
+MAX_RESTARTS = 24  # of parser processes in one build (a crashing file costs about six)
 
 
 @contextlib.contextmanager
@@ -190,23 +191,35 @@ class FactsStore:
 
 class _Parsers:
     """The parser processes of one build and the batches sent to them. ``linking``:
-    ``(root, sources, size limit)`` for linking parser processes (``parsing.link_batch``),
-    None for extracting ones (``parsing.extract_batch``)."""
+    ``(root, file listing the walk's sources, size limit)`` for linking parser processes
+    (``parsing.link_batch``), None for extracting ones (``parsing.extract_batch``)."""
 
-    def __init__(self, workers: int, linking: tuple[str, list[str], int] | None) -> None:
+    def __init__(self, workers: int, linking: tuple[str, str, int] | None) -> None:
         self.workers = workers
         self.linking = linking
-        ctx = multiprocessing.get_context("spawn")
-        self.queue = ctx.Queue() if linking else None
-        if linking:
-            self.pool = cf.ProcessPoolExecutor(workers, mp_context=ctx, initializer=start_linking,
-                                               initargs=(*linking, self.queue))
-        else:
-            self.pool = cf.ProcessPoolExecutor(workers, mp_context=ctx)
-        for _ in range(workers):
-            self.pool.submit(start_worker)
         self.sent: dict[cf.Future, list[tuple[str, str, str]]] = {}
         self._reading: list[tuple[str, str, str]] = []
+        self._start()
+
+    def _start(self) -> None:
+        ctx = multiprocessing.get_context("spawn")
+        self.queue = ctx.Queue() if self.linking else None
+        if self.linking:
+            self.pool = cf.ProcessPoolExecutor(self.workers, mp_context=ctx, initializer=start_linking,
+                                               initargs=(*self.linking, self.queue))
+        else:
+            self.pool = cf.ProcessPoolExecutor(self.workers, mp_context=ctx)
+        self._starting = [self.pool.submit(start_worker) for _ in range(self.workers)]
+
+    def started(self, timeout: float = 120.0) -> bool:
+        """Whether the processes could start (load the grammars and queries)."""
+        try:
+            for fut in self._starting:
+                fut.result(timeout)
+        except Exception as exc:  # noqa: BLE001
+            log.warning("parser processes cannot start: %s", exc)
+            return False
+        return True
 
     def add(self, rel: str, digest: str, text: str) -> None:
         """One more file read: sent with the next full batch."""
@@ -221,10 +234,14 @@ class _Parsers:
             self._reading = []
 
     def submit(self, batch: list[tuple[str, str, str]]) -> None:
-        if self.linking:
-            fut = self.pool.submit(link_batch, batch)
-        else:
-            fut = self.pool.submit(extract_batch, [(rel, text) for rel, _, text in batch])
+        try:
+            if self.linking:
+                fut = self.pool.submit(link_batch, batch)
+            else:
+                fut = self.pool.submit(extract_batch, [(rel, text) for rel, _, text in batch])
+        except (cf.BrokenExecutor, RuntimeError) as exc:  # the processes are gone already
+            fut = cf.Future()
+            fut.set_exception(exc)
         self.sent[fut] = batch
 
     def run(self, batch: list[tuple[str, str, str]]) -> list:
@@ -236,8 +253,16 @@ class _Parsers:
         finally:
             del self.sent[fut]
 
-    def restart(self) -> "_Parsers":
-        return _Parsers(self.workers, self.linking)
+    def restart(self) -> None:
+        """New processes in place of these (a linking one's facts are dropped)."""
+        self.shutdown()
+        self.sent.clear()
+        self._start()
+
+    def started_all(self) -> None:
+        """No process of this build will start any more: the walk's file can go."""
+        if self.linking:
+            Path(self.linking[1]).unlink(missing_ok=True)
 
     def shutdown(self) -> None:
         if self.linking:
@@ -405,6 +430,8 @@ class WorkspaceIndex:
                 self.facts.flushing(parsers.flush_to(self.cache, then=lambda: self.cache.store_links(LINKER_VERSION, rows)))
             else:
                 self._flush_links()
+            if parsers is not None:
+                parsers.started_all()
             self.stats["link_s"] = time.perf_counter() - t3  # what was left to link, and matching
             self.stats["store_s"] = t3 - t2
             self.stats["build_s"] = time.perf_counter() - t0
@@ -450,23 +477,29 @@ class WorkspaceIndex:
         build (``_build`` starts that; ``FactsStore`` waits for them when asked sooner).
         Returns the files linked, and a linker for the rest."""
         linked: set[str] = set()
-        crashed: list[tuple[str, FileFacts]] = []
+        here: list[tuple[str, FileFacts]] = []  # crashed, or parsed in this process
+        in_parsers = 0
         for rel, payload, crash in self._run_batches(todo, parsers, progress):
             self.stats.setdefault("first_facts_s", time.perf_counter() - t0)
             if crash is not None:
                 facts = failed(rel, crash)
-                crashed.append((rel, facts))
+                here.append((rel, facts))
                 self.facts.put_live(rel, facts)
                 self._set_links(rel, [], {rel}, facts.problems, facts.routes)
+            elif isinstance(payload, FileFacts):  # parsed here (the processes could not start): linked below
+                here.append((rel, payload))
+                self.facts.put_live(rel, payload)
+                continue
             else:
-                _, calls, deps, problems, routes = payload
+                _, calls, deps, problems, routes = payload  # type: ignore[misc]
                 self.facts.known_stored(rel)
                 self._set_links(rel, calls, deps, problems, routes)
+                in_parsers += 1
             linked.add(rel)
         if self.cache:
-            self.cache.store([(r, self.digests[r], f) for r, f in crashed])
-            self.facts.mark_stored(r for r, _ in crashed)
-        self.stats["linked_in_parsers"] = float(len(linked))
+            self.cache.store([(r, self.digests[r], f) for r, f in here])
+            self.facts.mark_stored(r for r, _ in here)
+        self.stats["linked_in_parsers"] = float(in_parsers)
         return linked, Linker(self.facts.get)
 
     def _recover(self, rel: str) -> FileFacts | None:
@@ -525,8 +558,16 @@ class WorkspaceIndex:
         queries while this process is still reading the files. With ``sources`` (every
         source file of the walk) they link as well (``parsing.link_batch``)."""
         linking = None
-        if sources is not None:
-            linking = (str(self.ws.root), sources, self.settings.max_file_size)
+        if sources is not None and self.cache is not None and self.cache.enabled:
+            # the walk goes to the processes as a file in the cache folder: as an argument it
+            # would be written to each new process's pipe, and a process that dies before
+            # reading it all (a broken environment) would block that write for ever
+            walk = self.cache.path.parent / f"walk-{os.getpid()}.txt"
+            try:
+                walk.write_text("\0".join(sources), "utf-8")
+                linking = (str(self.ws.root), str(walk), self.settings.max_file_size)
+            except OSError as exc:
+                log.warning("cannot write %s (%s): the main process links", walk, exc)
         return _Parsers(self.workers, linking)
 
     def _run_batches(self, todo: list[tuple[str, str, str]], parsers: "_Parsers | None",
@@ -560,7 +601,8 @@ class WorkspaceIndex:
                 results = fut.result()
             except Exception as exc:  # noqa: BLE001 - a process died (native crash) or failed
                 # every batch in flight fails with it: which file did it is not known yet
-                log.warning("a parser process failed (%s)", exc)
+                if not suspects:
+                    log.warning("a parser process failed (%s)", exc)
                 suspects.append(batch)
                 continue
             for result in results:
@@ -568,11 +610,27 @@ class WorkspaceIndex:
             finished += len(batch)
             progress(finished)
         # Again in new processes, one batch in flight at a time so that a failure names its
-        # batch; a failing batch is halved until the file that fails is alone.
+        # batch; a failing batch is halved until the file that fails is alone. Processes
+        # that cannot start at all leave the files to this process; processes that keep
+        # failing (more restarts than a few crashing files need) leave them unanalyzed.
+        restarts = 0
         while suspects:
+            if restarts == MAX_RESTARTS:
+                log.warning("the parser processes keep failing: %d file(s) not analyzed", sum(map(len, suspects)))
+                for batch in suspects:
+                    for item in batch:
+                        yield item[0], None, "not analyzed: the parser processes kept failing"
+                break
             log.warning("retrying %d file(s) one batch at a time", sum(map(len, suspects)))
-            parsers.shutdown()
-            parsers = parsers.restart()
+            restarts += 1
+            parsers.restart()
+            if not parsers.started():
+                for batch in suspects:
+                    for rel, _, text in batch:
+                        yield rel, extract_safely(rel, text), None
+                    finished += len(batch)
+                    progress(finished)
+                break
             while suspects:
                 batch = suspects.pop(0)
                 try:

@@ -132,15 +132,18 @@ class _Linking:
 _linking: _Linking | None = None
 
 
-def start_linking(root: str, sources: list[str], limit: int, queue) -> None:
-    """Initializer of a linking parser process: ``sources`` are every source file of the
-    walk (the only files a link may read), ``queue`` receives the facts at exit."""
+def start_linking(root: str, walk: str, limit: int, queue) -> None:
+    """Initializer of a linking parser process: ``walk`` is a file listing every source
+    file of the walk, NUL-separated (the only files a link may read); ``queue`` receives
+    the facts at exit."""
     global _linking
     # the facts live until the process ends and extraction leaves no reference cycles
     # (tests/server/test_index.py checks it): the cyclic collector would only scan them
     # again and again, so it stays off for the life of this process
     gc.disable()
     warm_up()
+    with open(walk, encoding="utf-8") as fh:
+        sources = fh.read().split("\0")
     _linking = _Linking(root, sources, limit, queue)
     util.Finalize(_linking, _linking.flush, exitpriority=10)  # runs when the process exits
 

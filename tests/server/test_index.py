@@ -368,3 +368,24 @@ def test_a_parser_process_crash_loses_only_its_file(ws: Path, tmp_path: Path, mo
     assert others == [x for x in summary(seq) if x[0] != "web/src/crash.ts"]
     assert len([x for x in others if "/api/gen/" in x[2]]) == 30
     par.facts.wait_stored()
+
+
+@pytest.mark.parametrize("cache", [False, True], ids=["extracting", "linking"])
+def test_parser_processes_that_cannot_start_leave_the_files_to_the_index(ws: Path, tmp_path: Path, monkeypatch,
+                                                                          cache: bool):
+    """Every spawned process dies at once (a broken environment): the build parses here."""
+    for i in range(30):
+        (ws / f"web/src/gen{i}.ts").write_text(f"export const f{i} = () => fetch('/api/gen/{i}');\n")
+    seq = WorkspaceIndex(ws, use_cache=False, workers=1)
+    seq.build()
+    hook = tmp_path / "hook"
+    hook.mkdir()
+    (hook / "sitecustomize.py").write_text(
+        "import os, sys\nif '--multiprocessing-fork' in sys.argv:\n    os._exit(3)\n")
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(hook), os.environ.get("PYTHONPATH", "")]))
+    monkeypatch.setattr(index_mod, "PARALLEL_THRESHOLD", 10)
+    par = WorkspaceIndex(ws, use_cache=cache, workers=2)
+    par.build()
+    assert summary(par) == summary(seq)
+    assert par.stats.get("linked_in_parsers", 0) == 0
+    par.facts.wait_stored()
