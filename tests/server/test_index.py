@@ -7,6 +7,7 @@ import os
 import pickle
 import shutil
 import sqlite3
+import threading
 from pathlib import Path
 
 import pytest
@@ -373,9 +374,13 @@ def test_a_parser_process_crash_loses_only_its_file(ws: Path, tmp_path: Path, mo
 @pytest.mark.parametrize("cache", [False, True], ids=["extracting", "linking"])
 def test_parser_processes_that_cannot_start_leave_the_files_to_the_index(ws: Path, tmp_path: Path, monkeypatch,
                                                                           cache: bool):
-    """Every spawned process dies at once (a broken environment): the build parses here."""
-    for i in range(30):
-        (ws / f"web/src/gen{i}.ts").write_text(f"export const f{i} = () => fetch('/api/gen/{i}');\n")
+    """Every spawned process dies at once (a broken environment): the build parses here.
+    The walk is over 64 KB of paths, more than a pipe holds: handing it to a process that
+    died used to block the build for ever."""
+    many = ws / "web/src/a_generated_folder_with_a_rather_long_name_to_make_the_walk_large"
+    many.mkdir()
+    for i in range(1000):
+        (many / f"module_{i:04d}.ts").write_text(f"export const f{i} = () => fetch('/api/gen/{i}');\n")
     seq = WorkspaceIndex(ws, use_cache=False, workers=1)
     seq.build()
     hook = tmp_path / "hook"
@@ -383,9 +388,12 @@ def test_parser_processes_that_cannot_start_leave_the_files_to_the_index(ws: Pat
     (hook / "sitecustomize.py").write_text(
         "import os, sys\nif '--multiprocessing-fork' in sys.argv:\n    os._exit(3)\n")
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(hook), os.environ.get("PYTHONPATH", "")]))
-    monkeypatch.setattr(index_mod, "PARALLEL_THRESHOLD", 10)
     par = WorkspaceIndex(ws, use_cache=cache, workers=2)
-    par.build()
+    building = threading.Thread(target=par.build, daemon=True)
+    building.start()
+    building.join(120)
+    assert not building.is_alive(), "the build hung"
     assert summary(par) == summary(seq)
-    assert par.stats.get("linked_in_parsers", 0) == 0
-    par.facts.wait_stored()
+    assert par.stats["parser_processes"] == 2 and par.stats.get("linked_in_parsers", 0) == 0
+    assert par.facts.wait_stored(60)
+    assert not list((ws / ".specward").glob("walk-*.txt"))  # the walk's file is gone
