@@ -38,7 +38,7 @@ from specward.analyzers.model import ContractFacts, Endpoint, FileFacts, Finding
 
 from .cache import FactsCache
 from .config import LoadedConfig, Settings, load_config
-from .parsing import extract_batch, extract_safely, failed, link_batch, start_linking, start_worker
+from .parsing import extract_batch, extract_safely, failed, link_batch, start_linking, start_worker, watch_parent
 from .workspace import FileText, Workspace, digest_of
 
 log = logging.getLogger(__name__)
@@ -206,9 +206,10 @@ class _Parsers:
         self.queue = ctx.Queue() if self.linking else None
         if self.linking:
             self.pool = cf.ProcessPoolExecutor(self.workers, mp_context=ctx, initializer=start_linking,
-                                               initargs=(*self.linking, self.queue))
+                                               initargs=(*self.linking, self.queue, os.getpid()))
         else:
-            self.pool = cf.ProcessPoolExecutor(self.workers, mp_context=ctx)
+            self.pool = cf.ProcessPoolExecutor(self.workers, mp_context=ctx, initializer=watch_parent,
+                                               initargs=(os.getpid(),))
         self._starting = [self.pool.submit(start_worker) for _ in range(self.workers)]
 
     def started(self, timeout: float = 120.0) -> bool:

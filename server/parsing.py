@@ -22,6 +22,8 @@ import gc
 import logging
 import os
 import sys
+import threading
+import time
 from multiprocessing import util
 
 from specward.analyzers import serial
@@ -49,6 +51,19 @@ def extract_safely(rel: str, text: str) -> FileFacts:
 def failed(rel: str, message: str) -> FileFacts:
     return FileFacts(rel, language_of(rel) or "unknown",
                      problems=(Finding("file-skipped", "information", message, rel, Span(0, 0)),))
+
+
+def watch_parent(parent: int) -> None:
+    """End this process once ``parent``, the index's process that started it, is gone
+    (killed in the middle of a build): its queue would otherwise keep it waiting for work
+    for ever. Part of every parser process's initializer."""
+
+    def watch() -> None:
+        while os.getppid() == parent:  # a dead parent's children are re-parented
+            time.sleep(1.0)
+        os._exit(0)
+
+    threading.Thread(target=watch, name="specward-parent-watch", daemon=True).start()
 
 
 def start_worker() -> None:
@@ -132,11 +147,12 @@ class _Linking:
 _linking: _Linking | None = None
 
 
-def start_linking(root: str, walk: str, limit: int, queue) -> None:
+def start_linking(root: str, walk: str, limit: int, queue, parent: int) -> None:
     """Initializer of a linking parser process: ``walk`` is a file listing every source
     file of the walk, NUL-separated (the only files a link may read); ``queue`` receives
-    the facts at exit."""
+    the facts at exit; ``parent`` is the index's process."""
     global _linking
+    watch_parent(parent)
     # the facts live until the process ends and extraction leaves no reference cycles
     # (tests/server/test_index.py checks it): the cyclic collector would only scan them
     # again and again, so it stays off for the life of this process

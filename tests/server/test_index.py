@@ -6,8 +6,13 @@ import gc
 import os
 import pickle
 import shutil
+import signal
 import sqlite3
+import subprocess
+import sys
 import threading
+import time
+import uuid
 from pathlib import Path
 
 import pytest
@@ -397,3 +402,53 @@ def test_parser_processes_that_cannot_start_leave_the_files_to_the_index(ws: Pat
     assert par.stats["parser_processes"] == 2 and par.stats.get("linked_in_parsers", 0) == 0
     assert par.facts.wait_stored(60)
     assert not list((ws / ".specward").glob("walk-*.txt"))  # the walk's file is gone
+
+
+BUILD_FOR_EVER = """
+import sys
+from pathlib import Path
+from specward.server.index import WorkspaceIndex
+idx = WorkspaceIndex(Path(sys.argv[1]), use_cache=sys.argv[2] == "cache", workers=2)
+idx.build()
+"""
+
+
+def _processes_marked(mark: str) -> set[int]:
+    found = set()
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if mark.encode() in (entry / "environ").read_bytes():
+                    found.add(int(entry.name))
+            except OSError:
+                pass
+    return found
+
+
+@pytest.mark.skipif(not Path("/proc/self/environ").exists(), reason="needs /proc")
+@pytest.mark.parametrize("cache", [False, True], ids=["extracting", "linking"])
+def test_parser_processes_end_when_the_index_process_is_killed(ws: Path, cache: bool):
+    """A server killed in the middle of a build (an editor reloading) leaves no parser
+    process behind waiting for work."""
+    for i in range(3000):
+        (ws / f"web/src/gen{i}.ts").write_text(f"export const f{i} = () => fetch(`/api/gen/{i}/${{x}}`);\n" * 20)
+    mark = f"SPECWARD_TEST_MARK={uuid.uuid4().hex}"
+    env = {**os.environ, mark.split("=")[0]: mark.split("=")[1]}
+    proc = subprocess.Popen([sys.executable, "-c", BUILD_FOR_EVER, str(ws), "cache" if cache else "none"], env=env)
+    try:
+        deadline = time.monotonic() + 60
+        while len(_processes_marked(mark) - {proc.pid}) < 2:  # a parser process (and the resource tracker)
+            assert time.monotonic() < deadline, "no parser processes started"
+            assert proc.poll() is None, "the build ended before it could be killed"
+            time.sleep(0.05)
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+        deadline = time.monotonic() + 20
+        while _processes_marked(mark):
+            assert time.monotonic() < deadline, f"parser processes left behind: {_processes_marked(mark)}"
+            time.sleep(0.1)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        for pid in _processes_marked(mark):
+            os.kill(pid, signal.SIGKILL)
