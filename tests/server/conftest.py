@@ -25,6 +25,17 @@ def workspace(tmp_path: Path) -> Path:
     return root
 
 
+def one_endpoint_workspace(root: Path, path: str) -> Path:
+    """A workspace whose only contract (SpecDSL) declares ``GET path``; returns its empty
+    ``src`` folder."""
+    (root / "contracts").mkdir(parents=True)
+    (root / "contracts/api.dsl.json").write_text(
+        '{"version": "1.0", "feature": "f", "endpoints": [{"id": "e", "method": "GET", "path": "%s",'
+        ' "description": "d", "successStatus": 200}]}\n' % path)
+    (root / "src").mkdir()
+    return root / "src"
+
+
 async def wait_for(cond, timeout: float = 60.0, what: str = "condition"):
     """Poll a condition (never a fixed sleep)."""
     deadline = time.monotonic() + timeout

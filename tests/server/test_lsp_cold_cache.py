@@ -12,7 +12,7 @@ import pytest
 from lsprotocol import types as lsp
 from pytest_lsp import LanguageClient
 
-from conftest import wait_for
+from conftest import one_endpoint_workspace, wait_for
 
 FILES = 450  # above the 400 files from which parser processes are used
 
@@ -20,12 +20,7 @@ FILES = 450  # above the 400 files from which parser processes are used
 @pytest.fixture
 def workspace(tmp_path: Path) -> Path:
     root = tmp_path / "cold"
-    (root / "contracts").mkdir(parents=True)
-    (root / "contracts/api.dsl.json").write_text(
-        '{"version": "1.0", "feature": "f", "endpoints": [{"id": "e", "method": "GET", "path": "/api/v1/items/:id",'
-        ' "description": "d", "successStatus": 200}]}\n')
-    src = root / "src"
-    src.mkdir()
+    src = one_endpoint_workspace(root, "/api/v1/items/:id")
     (src / "api.ts").write_text("export const BASE = '/api/v1';\n")
     for i in range(FILES):
         (src / f"f{i:03d}.ts").write_text(

@@ -9,7 +9,7 @@ import pytest
 from lsprotocol import types as lsp
 from pytest_lsp import LanguageClient
 
-from conftest import wait_for
+from conftest import one_endpoint_workspace, wait_for
 
 FILES = 1500
 
@@ -29,12 +29,7 @@ class _Ordered(dict):
 @pytest.fixture
 def workspace(tmp_path: Path) -> Path:
     root = tmp_path / "many"
-    (root / "contracts").mkdir(parents=True)
-    (root / "contracts/api.dsl.json").write_text(
-        '{"version": "1.0", "feature": "f", "endpoints": [{"id": "e", "method": "GET", "path": "/api/items",'
-        ' "description": "d", "successStatus": 200}]}\n')
-    src = root / "src"
-    src.mkdir()
+    src = one_endpoint_workspace(root, "/api/items")
     for i in range(FILES):
         (src / f"f{i:04d}.ts").write_text(f"export const load{i} = () => fetch('/api/missing/{i}');\n")
     (root / "src/opened.ts").write_text("export const mine = () => fetch('/api/nope');\n")
