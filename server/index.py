@@ -260,8 +260,8 @@ class _Parsers:
         self.sent.clear()
         self._start()
 
-    def started_all(self) -> None:
-        """No process of this build will start any more: the walk's file can go."""
+    def remove_walk_file(self) -> None:
+        """Once no process of this build will start any more."""
         if self.linking:
             Path(self.linking[1]).unlink(missing_ok=True)
 
@@ -408,23 +408,23 @@ class WorkspaceIndex:
             self.stats["relinked_files"] = float(len(relink))
             t1 = time.perf_counter()
             on_progress = lambda n: progress and progress(done + n, total)  # noqa: E731
-            if parsers is not None and parsers.linking and len(todo) >= PARALLEL_THRESHOLD:
+            in_parsers = parsers is not None and parsers.linking is not None and len(todo) >= PARALLEL_THRESHOLD
+            if in_parsers:
                 linked, linker = self._link_in_parsers(todo, parsers, on_progress, t0)
             else:
-                linked, linker = self._extract_and_link(todo, parsers, on_progress, t0)
+                linked, linker = self._extract_and_link(todo, fresh, parsers, on_progress, t0)
             t2 = time.perf_counter()
             self.stats["extract_s"] = t2 - t1  # wall time, the linking done meanwhile included
             if self.cache:
                 self.cache.forget([p for p in cached if p not in self.digests])
             if progress:
                 progress(total, total)
-            t3 = time.perf_counter()
             for rel in relink:  # not extracted now (stored facts, a changed dependency) or never tried
                 if rel not in linked:
                     self._link_one(linker, rel)
             self._rematch(list(self.calls))
             self._cached_matches.clear()
-            if parsers is not None and parsers.linking and self.cache:
+            if in_parsers and self.cache:
                 # the index is ready: the parser processes' facts, then the link results,
                 # reach the cache from here on (encoding them is about a second of work)
                 rows = self._link_rows()
@@ -432,18 +432,16 @@ class WorkspaceIndex:
             else:
                 self._flush_links()
             if parsers is not None:
-                parsers.started_all()
-            self.stats["link_s"] = time.perf_counter() - t3  # what was left to link, and matching
-            self.stats["store_s"] = t3 - t2
+                parsers.remove_walk_file()
+            self.stats["link_s"] = time.perf_counter() - t2  # what was left to link, and matching
             self.stats["build_s"] = time.perf_counter() - t0
 
-    def _extract_and_link(self, todo: list[tuple[str, str, str]], parsers: "_Parsers | None",
+    def _extract_and_link(self, todo: list[tuple[str, str, str]], fresh: set[str], parsers: "_Parsers | None",
                           progress: Callable[[int], None], t0: float) -> tuple[set[str], Linker]:
         """Extract here or in parser processes, and link here meanwhile: a file is linked as
         soon as its facts arrive; a file whose linking reads a file still being extracted
         waits for that file (this process would otherwise idle while the parser processes
         work). Returns the files linked, and the linker (its memo is still valid)."""
-        fresh = {rel for rel, _, _ in todo}
         building = _Building(fresh)
         linker = Linker(building.lookup(self.facts.get))
         linked = 0.0
