@@ -858,13 +858,18 @@ class WorkspaceIndex:
             out.append(replace(f, severity=sev) if sev else f)
         return out
 
-    def all_findings(self) -> list[Finding]:
+    def finding_paths(self) -> set[str]:
+        """Every file that may have findings (the others have none)."""
         with self.lock:
             paths = set(self.statuses) | set(self.contracts) | set(self.problems)
             if self.config.source is not None and self.config.problems:
                 paths.add(self.config.source.relative_to(self.root).as_posix())
+            return paths
+
+    def all_findings(self) -> list[Finding]:
+        with self.lock:
             out = []
-            for p in sorted(paths):
+            for p in sorted(self.finding_paths()):
                 out.extend(self.findings(p))
             return out
 

@@ -161,7 +161,7 @@ class Session:
             return None
         if snap is not None:
             version, text = snap
-            index = LineIndex.of_text(text)
+            index = self._open_lines(rel, version, text)
         else:
             version = None
             index = self._disk_lines(rel)
@@ -193,10 +193,7 @@ class Session:
         an edit, a document opened or a request made meanwhile waits for one slice, not
         for the whole workspace."""
         def candidates() -> deque[str]:
-            idx = self.index
-            rels = set(idx.statuses) | set(idx.problems) | set(idx.contracts) | set(self.published)
-            if idx.config.source is not None:
-                rels.add(idx.config.source.relative_to(self.root).as_posix())
+            rels = self.index.finding_paths() | set(self.published)  # published: to be cleared
             return deque(sorted(rels, key=lambda r: (r not in self.open, r)))
 
         todo = await self.submit(candidates) or deque()
@@ -221,12 +218,16 @@ class Session:
         uri = self.open.get(rel)
         if uri is not None:
             doc = self.server.workspace.get_text_document(uri)
-            hit = self.open_lines.get(rel)
-            if hit is None or hit[0] != doc.version or hit[1] is not doc.source:
-                # one per version: a request with many locations in one file builds it once
-                hit = self.open_lines[rel] = (doc.version, doc.source, LineIndex.of_text(doc.source))
-            return hit[2], doc.version
+            return self._open_lines(rel, doc.version, doc.source), doc.version
         return self._disk_lines(rel), None
+
+    def _open_lines(self, rel: str, version: int | None, text: str) -> LineIndex:
+        """Line index of an open document's text, built once per version: publishing an
+        edit's diagnostics and the requests that follow share it."""
+        hit = self.open_lines.get(rel)
+        if hit is None or hit[0] != version or hit[1] is not text:
+            hit = self.open_lines[rel] = (version, text, LineIndex.of_text(text))
+        return hit[2]
 
     def location(self, rel: str, span) -> lsp.Location:
         index, _ = self.text_of(rel)
