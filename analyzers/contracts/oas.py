@@ -1,0 +1,374 @@
+"""What the OpenAPI 3 (``openapi.py``) and Swagger 2.0 (``swagger.py``) readers share.
+
+Both formats write paths, path items, operations, parameters, responses and local
+``$ref``s the same way; they differ in where the base path comes from, in how a request
+body is declared and in a few allowed keys. This module holds the common part:
+
+* ``Resolver``: local ``$ref``s (checked everywhere, followed on demand) and one-line
+  summaries of schemas (``array<User>``, ``string | null``), model fields;
+* ``validate_skeleton``: the top-level keys checked with pydantic, errors placed on the
+  key or value at fault;
+* ``walk_paths``: the loop over ``paths`` (path keys, path items reached through
+  ``$ref``, operation keys, unknown keys) and the duplicate-route check; the format's
+  reader builds each ``Endpoint``;
+* pieces of an operation's hover ``details`` written identically in both formats.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Callable, Sequence
+from urllib.parse import unquote
+
+from pydantic import BaseModel, ValidationError
+
+from ..model import Endpoint, Model, Span
+from .common import RouteDecl, Sink, check_routes, describe_loc, freeze, locate, node_at, normalize_path, scalar_str
+from .positions import MapNode, Node, ScalarNode, SeqNode, kind, to_plain
+
+_STATUS_RANGE = re.compile(r"^[1-5](XX|xx)$")
+
+# --------------------------------------------------------------------------- top level schema
+
+EXPECTED = {
+    "string_type": "must be a string",
+    "list_type": "must be an array",
+    "dict_type": "must be an object",
+    "model_type": "must be an object",
+    "model_attributes_type": "must be an object",
+}
+
+
+def validate_skeleton(
+    root: MapNode,
+    model: type[BaseModel],
+    plain: Sequence[str],
+    walked: Sequence[str],
+    sink: Sink,
+    *,
+    skip: Callable[[tuple, str], bool] = lambda loc, typ: False,
+) -> None:
+    """Validate the top level of ``root`` against ``model``.
+
+    Keys in ``plain`` go to pydantic whole; keys in ``walked`` (``paths``, ``components``,
+    ...) are walked by hand later, so only their type is checked here (an object becomes
+    ``{}``). ``skip(loc, type)`` drops errors the caller reports in its own words."""
+    skeleton = {
+        k: (to_plain(v) if k in plain else {} if isinstance(v, MapNode) else to_plain(v))
+        for k, _, v in root.items()
+        if k in plain or k in walked
+    }
+    try:
+        model.model_validate(skeleton)
+    except ValidationError as exc:
+        for err in exc.errors(include_url=False):
+            loc = tuple(err["loc"])
+            if skip(loc, err["type"]):
+                continue
+            where = describe_loc(loc)
+            if err["type"] == "missing":
+                sink.add(f"{where}: missing required key `{loc[-1]}`", locate(root, loc, missing=True))
+                continue
+            expected = EXPECTED.get(err["type"])
+            node = node_at(root, loc)
+            msg = f"{where}: {expected}, got {kind(node)}" if expected else f"{where}: {err['msg']}"
+            sink.add(msg, locate(root, loc))
+
+
+# --------------------------------------------------------------------------- $ref
+
+
+class Resolver:
+    """Local ``$ref``s of one document. ``opaque`` keys hold free-form values (examples)
+    whose ``$ref`` keys are data, not references; ``x-`` extensions are opaque too."""
+
+    def __init__(self, root: Node, opaque: frozenset[str] = frozenset({"example"})) -> None:
+        self.root = root
+        self.opaque = opaque
+
+    def pointer(self, ref: str) -> tuple[Node | None, str]:
+        """Follow a local ref one step: (target, "") or (None, why)."""
+        frag = unquote(ref[1:])
+        if frag == "":
+            return self.root, ""
+        if not frag.startswith("/"):
+            return None, ""  # a 3.1 ``$anchor`` name (``#node``): not followed, not reported
+        node: Node | None = self.root
+        walked = "#"
+        for raw in frag[1:].split("/"):
+            token = raw.replace("~1", "/").replace("~0", "~")
+            if isinstance(node, MapNode) and token in node:
+                node = node.get(token)
+            elif isinstance(node, SeqNode) and token.isascii() and token.isdigit() and int(token) < len(node.items):
+                node = node.items[int(token)]
+            else:
+                return None, f"no `{token}` in `{walked}`"
+            walked += "/" + raw
+        return node, ""
+
+    def deref(self, node: Node | None) -> Node | None:
+        """The node a ``$ref`` chain ends at; None for broken, external or looping refs."""
+        seen: set[str] = set()
+        while isinstance(node, MapNode) and "$ref" in node:
+            ref = scalar_str(node.get("$ref"))
+            if ref is None or not ref.startswith("#") or ref in seen or len(seen) > 50:
+                return None
+            seen.add(ref)
+            node, _ = self.pointer(ref)
+        return node
+
+    def check_all(self, sink: Sink) -> None:
+        stack: list[Node] = [self.root]
+        visited: set[int] = set()
+        while stack:
+            node = stack.pop()
+            if id(node) in visited:
+                continue
+            visited.add(id(node))
+            if isinstance(node, SeqNode):
+                stack.extend(node.items)
+                continue
+            if not isinstance(node, MapNode):
+                continue
+            ref_node = node.get("$ref")
+            ref = scalar_str(ref_node)
+            if ref is not None and ref.startswith("#"):
+                target, why = self.pointer(ref)
+                if target is None and why:
+                    sink.add(f"unresolvable $ref `{ref}`: {why}", ref_node.span)  # type: ignore[union-attr]
+                elif self._loops(ref):
+                    sink.add(f"circular $ref `{ref}`: the chain of references never reaches a value", ref_node.span)  # type: ignore[union-attr]
+            for key, _, value in node.items():
+                if key in self.opaque or key.startswith("x-"):
+                    continue
+                stack.append(value)
+
+    def _loops(self, ref: str) -> bool:
+        seen: set[str] = set()
+        while ref not in seen:
+            seen.add(ref)
+            target, _ = self.pointer(ref)
+            if not (isinstance(target, MapNode) and "$ref" in target):
+                return False
+            nxt = scalar_str(target.get("$ref"))
+            if nxt is None or not nxt.startswith("#"):
+                return False
+            ref = nxt
+        return True
+
+    # ----------------------------------------------------------------- schema summaries
+
+    def type_of(self, schema: Node | None, depth: int = 0) -> str:
+        if not isinstance(schema, MapNode):
+            return "any"
+        if depth > 8:
+            return "…"
+        ref = scalar_str(schema.get("$ref"))
+        if ref is not None:
+            name = ref.rsplit("/", 1)[-1].replace("~1", "/").replace("~0", "~")
+            return unquote(name) or ref
+        for comb, sep in (("oneOf", " | "), ("anyOf", " | "), ("allOf", " & ")):
+            parts = schema.get(comb)
+            if isinstance(parts, SeqNode) and parts.items:
+                return sep.join(self.type_of(p, depth + 1) for p in parts.items)
+        t = schema.get("type")
+        if isinstance(t, SeqNode):
+            names = [str(x.value) for x in t.items if isinstance(x, ScalarNode)]
+            if "array" in names:
+                names = [f"array<{self.type_of(schema.get('items'), depth + 1)}>" if n == "array" else n for n in names]
+            return " | ".join(names) or "any"
+        ts = scalar_str(t)
+        if ts == "array":
+            return f"array<{self.type_of(schema.get('items'), depth + 1)}>"
+        if ts:
+            return ts
+        if "properties" in schema:
+            return "object"
+        if "enum" in schema:
+            return "enum"
+        return "any"
+
+    def properties(self, schema: Node | None, depth: int = 0, seen: set[int] | None = None) -> list[tuple[str, str]]:
+        """(name, type) of an object schema's properties, following ``allOf`` parts."""
+        seen = set() if seen is None else seen
+        schema = self.deref(schema)
+        if not isinstance(schema, MapNode) or depth > 8 or id(schema) in seen:
+            return []
+        seen.add(id(schema))
+        out: list[tuple[str, str]] = []
+        parts = schema.get("allOf")
+        if isinstance(parts, SeqNode):
+            for p in parts.items:
+                out.extend(self.properties(p, depth + 1, seen))
+        props = schema.get("properties")
+        if isinstance(props, MapNode):
+            for name, _, sub in props.items():
+                out.append((name, self.type_of(sub)))
+        names: dict[str, int] = {}
+        merged: list[tuple[str, str]] = []
+        for name, typ in out:  # later (own) properties override inherited ones
+            if name in names:
+                merged[names[name]] = (name, typ)
+            else:
+                names[name] = len(merged)
+                merged.append((name, typ))
+        return merged
+
+
+def models_of(file: str, schemas: Node | None, res: Resolver) -> tuple[Model, ...]:
+    """``components.schemas`` (OpenAPI 3) or ``definitions`` (Swagger 2) as models, each
+    placed on its name."""
+    if not isinstance(schemas, MapNode):
+        return ()
+    return tuple(Model(name, tuple(res.properties(schema)), file, kspan) for name, kspan, schema in schemas.items())
+
+
+# --------------------------------------------------------------------------- paths
+
+# builds one endpoint: (path as written, METHOD, span, operation node, path item, sink)
+Build = Callable[[str, str, Span, Node, MapNode, Sink], Endpoint]
+
+
+def walk_paths(
+    paths: Node | None,
+    res: Resolver,
+    sink: Sink,
+    data: bytes,
+    build: Build,
+    *,
+    methods: Sequence[str],
+    item_keys: Sequence[str],
+    foreign: dict[str, str] | None = None,
+) -> list[Endpoint]:
+    """Every operation under ``paths``, each built by ``build``; problems go to ``sink``.
+
+    ``methods`` are the operation keys of the format (lower-case), ``item_keys`` the other
+    keys a path item may hold. ``foreign`` maps an HTTP method the format does not allow
+    to the reason given: it is reported and the endpoint is still returned (so is an
+    upper-case method key). One broken path item or operation is reported and skipped (or
+    kept, as above); the others are read as usual."""
+    endpoints: list[Endpoint] = []
+    if not isinstance(paths, MapNode):
+        return endpoints
+    foreign = foreign or {}
+    routes: list[RouteDecl] = []
+    checked: set[int] = set()
+    allowed = f"expected an HTTP method ({', '.join(methods)}) or one of {', '.join(item_keys)}"
+    for key, key_span, item_node in paths.items():
+        if key.startswith("x-"):
+            continue
+        if not key.startswith("/"):
+            sink.add(f"path `{key}` must start with `/`", key_span)
+        item = res.deref(item_node)
+        if not isinstance(item, MapNode):
+            if not (isinstance(item_node, MapNode) and "$ref" in item_node):
+                sink.add(f"path `{key}`: the path item must be an object, got {kind(item_node)}", item_node.span)
+            continue
+        # A path item reached through ``$ref`` is checked once (where it is written);
+        # its endpoints sit on the path key that refers to it.
+        via_ref = item is not item_node
+        out = sink if id(item) not in checked else Sink(sink.path)
+        checked.add(id(item))
+        for okey, ospan, op in item.items():
+            method = okey.lower()
+            if okey in methods:
+                pass
+            elif okey in item_keys or okey.startswith("x-"):
+                continue
+            elif method in methods:
+                out.add(f"operation key `{okey}` under `{key}` must be lower-case: `{method}`", ospan)
+            elif method in foreign:
+                out.add(f"operation key `{okey}` under `{key}`: {foreign[method]}", ospan)
+            else:
+                out.add(f"unknown key `{okey}` under path `{key}`: {allowed}", ospan)
+                continue
+            span = key_span if via_ref else ospan
+            ep = build(key, method.upper(), span, op, item, out)
+            endpoints.append(ep)
+            routes.append(RouteDecl(ep.method, key, span))
+    check_routes(routes, sink, data, exact=False)
+    return endpoints
+
+
+def not_an_operation(file: str, raw_path: str, method: str, span: Span, op: Node, base_path: str, sink: Sink) -> Endpoint:
+    """The endpoint of an operation that is not an object: reported, and still declared."""
+    sink.add(f"operation `{method.lower()} {raw_path}` must be an object, got {kind(op)}", op.span)
+    return Endpoint(method, normalize_path(raw_path), file, span, base_path)
+
+
+# --------------------------------------------------------------------------- operations
+
+
+def param_key(p: MapNode) -> tuple[str, str]:
+    return (scalar_str(p.get("name")) or "", scalar_str(p.get("in")) or "")
+
+
+def merged_params(item_params: Node | None, op_params: Node | None, res: Resolver, sink: Sink) -> dict[tuple[str, str], MapNode]:
+    """Path-level parameters first; operation-level ones override them by (name, in)."""
+    params: dict[tuple[str, str], MapNode] = {}
+    for source in (item_params, op_params):
+        if isinstance(source, SeqNode):
+            for p in source.items:
+                p = res.deref(p)
+                if isinstance(p, MapNode):
+                    params[param_key(p)] = p
+        elif source is not None and not (isinstance(source, MapNode) and "$ref" in source):
+            sink.add(f"parameters: must be an array, got {kind(source)}", source.span)
+    return params
+
+
+def param_detail(name: str, loc: str, p: MapNode, typ: str) -> tuple[tuple[str, object], ...]:
+    required = p.get("required")
+    return (
+        ("name", name),
+        ("in", loc),
+        ("required", bool(required.value) if isinstance(required, ScalarNode) else loc == "path"),
+        ("type", typ),
+    )
+
+
+def valid_status(status: str, *, ranges: bool) -> bool:
+    if status == "default" or (ranges and _STATUS_RANGE.match(status)):
+        return True
+    return status.isascii() and status.isdigit() and len(status) == 3 and 100 <= int(status) <= 599
+
+
+def responses_detail(
+    op: MapNode, span: Span, where: str, res: Resolver, sink: Sink, *, ranges: bool, required_in: str | None
+) -> tuple[tuple[str, object], ...] | None:
+    """``(status, description)`` of each response; bad status keys are reported.
+    ``required_in`` names the version that requires ``responses`` (None: optional)."""
+    responses = op.get("responses")
+    if responses is None:
+        if required_in:
+            sink.add(f"operation `{where}` has no `responses` (required in {required_in})", span)
+        return None
+    if not isinstance(responses, MapNode):
+        sink.add(f"responses of `{where}` must be an object, got {kind(responses)}", responses.span)
+        return None
+    hint = "100-599, 1XX-5XX or `default`" if ranges else "100-599 or `default`"
+    out: list[tuple[str, object]] = []
+    for status, sspan, resp in responses.items():
+        if status.startswith("x-"):
+            continue
+        if not valid_status(status, ranges=ranges):
+            sink.add(f"response status `{status}` in `{where}` is not valid: use {hint}", sspan)
+        r = res.deref(resp)
+        desc = scalar_str(r.get("description")) if isinstance(r, MapNode) else None
+        out.append((status, desc))
+    return tuple(out)
+
+
+def closing_details(op: MapNode, root: MapNode) -> list[tuple[str, object]]:
+    """``security`` (the operation's, else the document's), ``tags``, ``deprecated``."""
+    details: list[tuple[str, object]] = []
+    security = op.get("security") or root.get("security")
+    if security is not None:
+        details.append(("security", freeze(to_plain(security))))
+    tags = op.get("tags")
+    if isinstance(tags, SeqNode):
+        details.append(("tags", tuple(t.value for t in tags.items if isinstance(t, ScalarNode))))
+    deprecated = op.get("deprecated")
+    if isinstance(deprecated, ScalarNode) and deprecated.value is True:
+        details.append(("deprecated", True))
+    return details
