@@ -132,6 +132,9 @@ class Resolver:
                 continue
             ref_node = node.get("$ref")
             ref = scalar_str(ref_node)
+            if ref_node is not None and ref is None and not isinstance(ref_node, MapNode):
+                # (an object under ``$ref`` is a schema property named "$ref")
+                sink.add(f"$ref must be a string, got {kind(ref_node)}", ref_node.span)
             if ref is not None and ref.startswith("#"):
                 target, why = self.pointer(ref)
                 if target is None and why:
@@ -246,9 +249,12 @@ def walk_paths(
     keys a path item may hold. ``foreign`` maps an HTTP method the format does not allow
     to the reason given: it is reported and the endpoint is still returned (so is an
     upper-case method key). One broken path item or operation is reported and skipped (or
-    kept, as above); the others are read as usual."""
+    kept, as above); the others are read as usual, even when reading one of them fails
+    (that becomes a finding on its method key)."""
     endpoints: list[Endpoint] = []
     if not isinstance(paths, MapNode):
+        if paths is not None:  # the same words as the skeleton check, which lets ``null`` through
+            sink.add(f"paths: must be an object, got {kind(paths)}", paths.span)
         return endpoints
     foreign = foreign or {}
     routes: list[RouteDecl] = []
@@ -283,7 +289,14 @@ def walk_paths(
                 out.add(f"unknown key `{okey}` under path `{key}`: {allowed}", ospan)
                 continue
             span = key_span if via_ref else ospan
-            ep = build(key, method.upper(), span, op, item, out)
+            try:
+                ep = build(key, method.upper(), span, op, item, out)
+            except RecursionError:
+                out.add(f"operation `{method} {key}` is nested too deeply to be read", ospan)
+                continue
+            except Exception as exc:  # noqa: BLE001 - one operation must not cost the others
+                out.add(f"internal error while reading operation `{method} {key}`: {type(exc).__name__}: {exc}", ospan)
+                continue
             endpoints.append(ep)
             routes.append(RouteDecl(ep.method, key, span))
     check_routes(routes, sink, data, exact=False)

@@ -9,11 +9,21 @@ import time
 import pytest
 
 from specward.analyzers.contracts import normalize_path, parse_contract, path_shape
-from specward.analyzers.model import ContractFacts, Finding
+from specward.analyzers.contracts.common import Sink
+from specward.analyzers.contracts.oas import Resolver, walk_paths
+from specward.analyzers.contracts.positions import parse_yaml
+from specward.analyzers.lines import LineIndex
+from specward.analyzers.model import ContractFacts, Endpoint, Finding
 
 
 def spanned(text: str, span) -> str:
     return text.encode("utf-8")[span.start : span.end].decode("utf-8")
+
+
+def where(text: str, span) -> tuple[int, int]:
+    """1-based line and column (code points) of a span's start, as the CLI prints them."""
+    line, col = LineIndex.of_text(text).position(span.start)
+    return line + 1, col + 1
 
 
 def messages(facts: ContractFacts) -> list[str]:
@@ -753,6 +763,139 @@ def test_openapi_version_checks():
     facts = parse_contract("a.yaml", text)
     assert messages(facts) == ["paths: must be an object, got an array"]
     assert spanned(text, facts.findings[0].span) == "[1]"
+
+
+# --------------------------------------------------------------------------- partial validity
+# One invalid operation or endpoint is reported and costs only itself: every valid one of
+# the same file is still returned (Swagger 2.0: tests/analyzers/test_swagger.py).
+
+INVENTORY_OPENAPI = """\
+openapi: 3.0.3
+info:
+  title: Inventory
+  version: 2.1.0
+servers:
+  - url: https://inventory.internal/api
+paths:
+  /items:
+    get:
+      operationId: listItems
+      responses:
+        '200': {description: All items}
+    post: create an item
+  /items/{sku}:
+    get:
+      operationId: getItem
+      parameters:
+        - $ref: '#/components/parameters/Sku'
+      responses:
+        '200': {description: One item}
+    fetch:
+      responses: {}
+    delete:
+      responses: [204]
+  /warehouses: [north, south]
+  /warehouses/{id}:
+    $ref: '#/components/pathItems/Warehouse'
+  /stock:
+    get:
+      responses:
+        '200': {description: Stock levels}
+components:
+  parameters:
+    Sku: {name: sku, in: path, required: true, schema: {type: string}}
+"""
+
+
+def test_openapi_invalid_operations_keep_the_valid_ones():
+    text = INVENTORY_OPENAPI
+    facts = parse_contract("inventory/openapi.yaml", text)
+    got = [(f.message, where(text, f.span), spanned(text, f.span)) for f in facts.findings]
+    assert got == [
+        ("operation `post /items` must be an object, got a string", (13, 11), "create an item"),
+        ("unknown key `fetch` under path `/items/{sku}`: expected an HTTP method "
+         "(get, put, post, delete, options, head, patch, trace) or one of summary, description, servers, parameters, $ref",
+         (21, 5), "fetch"),
+        ("responses of `delete /items/{sku}` must be an object, got an array", (24, 18), "[204]"),
+        ("path `/warehouses`: the path item must be an object, got an array", (25, 16), "[north, south]"),
+        ("unresolvable $ref `#/components/pathItems/Warehouse`: no `pathItems` in `#/components`", (27, 11),
+         "'#/components/pathItems/Warehouse'"),
+    ]
+    assert all(f.code == "contract-invalid" and f.file == "inventory/openapi.yaml" for f in facts.findings)
+    assert [(e.method, e.path, e.base_path, e.id) for e in facts.endpoints] == [
+        ("GET", "/items", "/api", "listItems"),
+        ("POST", "/items", "/api", None),  # not an object, but declared: calls to it are not phantoms
+        ("GET", "/items/{sku}", "/api", "getItem"),
+        ("DELETE", "/items/{sku}", "/api", None),
+        ("GET", "/stock", "/api", None),
+    ]
+    assert dict(facts.endpoints[2].details)["parameters"][0][:2] == (("name", "sku"), ("in", "path"))
+
+
+def test_openapi_json_invalid_path_item_keeps_the_others():
+    doc = {
+        "openapi": "3.1.0",
+        "info": {"title": "Inventory", "version": "2"},
+        "paths": {
+            "/items": {"get": {"responses": {"200": {"description": "ok"}}}},
+            "items/{sku}": {"put": {"responses": {"200": {"description": "ok"}}}},
+            "/reports": None,
+            "/stock": {"get": {}},
+        },
+    }
+    text = dump(doc)
+    facts = parse_contract("openapi.json", text)
+    got = [(f.message, where(text, f.span), spanned(text, f.span)) for f in facts.findings]
+    assert got == [
+        ("path `items/{sku}` must start with `/`", (17, 5), '"items/{sku}"'),
+        ("path `/reports`: the path item must be an object, got null", (26, 17), "null"),
+    ]
+    assert [(e.method, e.path) for e in facts.endpoints] == [("GET", "/items"), ("PUT", "/items/{sku}"), ("GET", "/stock")]
+
+
+def test_specdsl_invalid_endpoints_keep_the_valid_ones():
+    doc = dsl_doc()
+    valid_get, valid_post = doc["endpoints"]
+    bad_method = dict(valid_get, id="EP-003", method="FETCH", path="/users/:id/avatar")
+    no_path = {k: v for k, v in dict(valid_get, id="EP-004").items() if k != "path"}
+    doc["endpoints"] = [valid_get, bad_method, 42, no_path, valid_post]
+    text = dump(doc)
+    facts = parse_contract("specs/users.dsl.json", text)
+    got = [(f.message, where(text, f.span), spanned(text, f.span)) for f in facts.findings]
+    assert got == [
+        ("endpoints[1].method: must be one of GET|POST|PUT|PATCH|DELETE, got `FETCH`", (63, 17), '"FETCH"'),
+        ("endpoints[2]: must be an object, got a number", (82, 5), "42"),
+        ("endpoints[3].path: missing required key `path`", (83, 5), "{"),
+    ]
+    assert [(e.method, e.path, e.id) for e in facts.endpoints] == [
+        ("GET", "/users/{id}", "EP-001"),
+        ("POST", "/users", "EP-002"),
+    ]
+
+
+def test_a_failure_inside_one_operation_costs_only_that_operation():
+    text = "paths:\n  /a:\n    get: {}\n  /b:\n    get: {}\n    post: {}\n"
+    root = parse_yaml(text).root
+    sink = Sink("api.yaml")
+
+    def build(raw, method, span, op, item, out):
+        if (method, raw) == ("GET", "/b"):
+            raise KeyError("boom")
+        return Endpoint(method, raw, "api.yaml", span)
+
+    endpoints = walk_paths(root.get("paths"), Resolver(root), sink, text.encode(), build, methods=("get", "post"),
+                           item_keys=("parameters",))
+    assert [(e.method, e.path) for e in endpoints] == [("GET", "/a"), ("POST", "/b")]
+    (f,) = sink.findings
+    assert f.message == "internal error while reading operation `get /b`: KeyError: 'boom'"
+    assert where(text, f.span) == (5, 5) and spanned(text, f.span) == "get"
+
+
+def test_a_syntax_error_is_the_only_way_to_lose_every_endpoint():
+    broken = INVENTORY_OPENAPI.replace("    post: create an item\n", "    post: [create\n")
+    facts = parse_contract("openapi.yaml", broken)
+    assert facts.endpoints == ()
+    assert len(facts.findings) == 1 and facts.findings[0].message.startswith("invalid YAML:")
 
 
 # --------------------------------------------------------------------------- robustness
