@@ -289,7 +289,7 @@ class Model:
 @dataclass(frozen=True)
 class ContractFacts:
     path: str
-    format: Literal["specdsl", "openapi", "unknown"]
+    format: Literal["specdsl", "openapi", "swagger", "unknown"]
     endpoints: tuple[Endpoint, ...] = ()
     models: tuple[Model, ...] = ()
     findings: tuple[Finding, ...] = field(default=())

@@ -1,11 +1,14 @@
-"""API contracts: SpecDSL (``*.dsl.json``) and OpenAPI 3.0/3.1, read with positions.
+"""API contracts: SpecDSL (``*.dsl.json``), OpenAPI 3.0/3.1 and Swagger 2.0, read with
+positions.
 
 ``parse_contract(path, text)`` never raises: every problem is a ``contract-invalid``
-finding placed on the key or value that is wrong.
+finding placed on the key or value that is wrong, and an invalid entry costs only that
+entry: every valid endpoint of the file is still returned.
 
 Format detection: ``*.dsl.json`` is SpecDSL; otherwise a document whose top level has an
-``openapi`` key is OpenAPI; ``swagger: "2.0"`` is reported as unsupported; anything else
-is format ``unknown`` with one finding. Files ending in ``.json`` (or whose text starts
+``openapi`` key is OpenAPI 3 (``openapi.py``), one with a ``swagger`` key is Swagger 2.0
+(``swagger.py``; both built on ``oas.py``); anything else is format ``unknown`` with one
+finding. Files ending in ``.json`` (or whose text starts
 with ``{``/``[`` when the extension says neither JSON nor YAML) are read as JSON with
 tree-sitter, everything else as YAML.
 
@@ -20,7 +23,7 @@ from __future__ import annotations
 
 from ..model import ContractFacts, Finding, Span
 from .common import CODE, Sink, normalize_path, path_shape
-from .positions import MapNode, Parsed, ScalarNode, SeqNode, kind, parse_json, parse_yaml
+from .positions import MapNode, Parsed, SeqNode, kind, parse_json, parse_yaml
 
 __all__ = ["parse_contract", "normalize_path", "path_shape"]
 
@@ -74,17 +77,14 @@ def _parse(path: str, text: str, fmt: str) -> ContractFacts:
         fmt = "openapi"
         endpoints, models = openapi.parse(path, root, data, sink)
     elif isinstance(root, MapNode) and "swagger" in root:
-        node = root.get("swagger")
-        version = str(node.value) if isinstance(node, ScalarNode) and node.value is not None else None
-        sink.add(
-            f"Swagger {version or '2.0'} is not supported: convert the contract to OpenAPI 3 "
-            "(for example with swagger2openapi)",
-            root.key_span("swagger") or root.open_span,
-        )
+        from . import swagger
+
+        fmt = "swagger"
+        endpoints, models = swagger.parse(path, root, data, sink)
     elif isinstance(root, MapNode):
         sink.add(
-            "not an API contract: expected a top-level `openapi` key (OpenAPI 3.x), "
-            "or a SpecDSL file named `*.dsl.json`",
+            "not an API contract: expected a top-level `openapi` key (OpenAPI 3.x) or `swagger` key "
+            "(Swagger 2.0), or a SpecDSL file named `*.dsl.json`",
             root.open_span,
         )
     else:

@@ -1,5 +1,6 @@
 """Edits to contract files: add an endpoint where it belongs, in the file's own style
-(indentation, key order of its neighbours). Pure: text in, (span, new text) out."""
+(indentation, key order of its neighbours; Swagger 2.0 or OpenAPI 3 parameters). Pure:
+text in, (span, new text) out."""
 
 from __future__ import annotations
 
@@ -75,10 +76,11 @@ def _add_openapi_yaml(text: str, method: str, path: str) -> tuple[Span, str] | N
     lines = [f"{indent}{path}:", f"{indent}{step}{method.lower()}:", f"{indent}{step * 2}summary: TODO describe this endpoint"]
     if params:
         lines.append(f"{indent}{step * 2}parameters:")
+        # Swagger 2.0 gives a path parameter its type directly, OpenAPI 3 through a schema
+        typed = ["  type: string"] if "swagger" in root else ["  schema:", "    type: string"]
         for p in params:
             lines += [f"{indent}{step * 3}- name: {p}", f"{indent}{step * 3}  in: path",
-                      f"{indent}{step * 3}  required: true", f"{indent}{step * 3}  schema:",
-                      f"{indent}{step * 3}    type: string"]
+                      f"{indent}{step * 3}  required: true"] + [f"{indent}{step * 3}{t}" for t in typed]
     lines += [f"{indent}{step * 2}responses:", f'{indent}{step * 3}"200":', f"{indent}{step * 4}description: OK"]
     # after the last path item's last non-blank character (a block mapping's end mark can
     # sit at the start of the next top-level key)

@@ -19,7 +19,7 @@ from specward.analyzers.http import Linker
 from specward.analyzers.lines import LineIndex
 from specward.analyzers.matching import EndpointTable, match_call
 
-CONTRACT_SUFFIXES = (".dsl.json", "openapi.yaml", "openapi.yml", "openapi.json")
+CONTRACT_SUFFIXES = (".dsl.json", "openapi.yaml", "openapi.yml", "openapi.json", "swagger.yaml", "swagger.yml", "swagger.json")
 
 
 def split(fixture: str) -> dict[str, str]:

@@ -428,13 +428,12 @@ def test_unknown_document():
     assert spanned(text, facts.findings[0].span) == "name"
 
 
-def test_swagger_2_is_not_supported():
-    text = 'info:\n  title: old\nswagger: "2.0"\npaths: {}\n'
+def test_swagger_2_is_read_as_a_contract():
+    text = 'info:\n  title: old\n  version: "1"\nswagger: "2.0"\npaths:\n  /pets:\n    get: {responses: {200: {description: ok}}}\n'
     facts = parse_contract("api.yaml", text)
-    assert facts.format == "unknown"
-    assert len(facts.findings) == 1
-    assert "Swagger 2.0 is not supported" in facts.findings[0].message
-    assert spanned(text, facts.findings[0].span) == "swagger"
+    assert facts.format == "swagger"
+    assert facts.findings == ()
+    assert [(e.method, e.path) for e in facts.endpoints] == [("GET", "/pets")]
 
 
 def test_duplicate_yaml_key():
