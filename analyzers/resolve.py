@@ -186,14 +186,14 @@ class Resolver:
                     found = self._file(base, probed, spec.endswith("/")) if base is not None else None
                     if found is not None:
                         return Resolution(FILE, path=found, via=f"baseUrl of {ts.config}", probed=tuple(probed))
-            for folder in ctx.modules:
+            r = self._aliased(ctx, spec, probed, depth)
+            if r is not None:
+                return r
+            for folder in ctx.modules:  # after the aliases, as webpack does
                 base = join(folder, spec)
                 found = self._file(base, probed, spec.endswith("/")) if base is not None else None
                 if found is not None:
                     return Resolution(FILE, path=found, via="webpack resolve.modules", probed=tuple(probed))
-            r = self._aliased(ctx, spec, probed, depth)
-            if r is not None:
-                return r
         if spec.startswith("#") and ctx.imports is not None:
             pkg = ctx.imports
             targets = subpath_targets(pkg.imports, spec)

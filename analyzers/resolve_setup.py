@@ -266,7 +266,7 @@ class ResolverConfig:
                 self._roots.add(folder)
         for folder in sorted(set(js) | set(self.packages)):
             self._project(folder, js.get(folder, []))
-        for folder, path in sorted(self._ts_folder.items()):
+        for path in sorted(self._ts_folder.values()):
             opts = self.ts_options(path)
             for ref in opts.references if opts is not None else ():
                 target = self._reference_path(opts, ref)
@@ -400,9 +400,9 @@ class ResolverConfig:
                         self._note(path, f"extends {ext}, which is not in the workspace: "
                                          f"{_FRAMEWORK_NAMES[framework]} assumed")
                     else:
-                        msg = f"{path} extends {ext}, which is not in the workspace: the paths and baseUrl it may set are unknown"
-                        unknown.append(msg)
-                        self._note(path, f"extends {ext}, which is not in the workspace: the paths and baseUrl it may set are unknown")
+                        msg = f"extends {ext}, which is not in the workspace: the paths and baseUrl it may set are unknown"
+                        unknown.append(f"{path} {msg}")
+                        self._note(path, msg)
                     continue
                 if target in self._ts_active:
                     self._note(path, f"extends {ext}, which extends this file again: the cycle is cut here")
@@ -459,8 +459,9 @@ class ResolverConfig:
                             if t is not None:
                                 candidates.append(t)
                         candidates.append(f"{base}/tsconfig.json")
-        for c in candidates:
+        for i, c in enumerate(candidates):
             if self._text(c) is not None:
+                self._wanted.extend(candidates[:i])  # asked first: creating one changes the answer
                 return c, None
         self._wanted.extend(candidates)
         for c in candidates:

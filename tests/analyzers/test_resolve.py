@@ -909,3 +909,71 @@ def test_an_empty_workspace_config_resolves_relatives_and_packages():
     assert r.resolve("a/main.ts", "react").kind == PACKAGE
     assert r.resolve("a/main.ts", "").kind == MISSING
     assert (NODE, NUXT, SVELTEKIT, VIRTUAL) == ("node", "nuxt", "sveltekit", "virtual")
+
+
+def test_aliases_belong_to_their_project_folder():
+    ws = Workspace("""
+//- apps/shop/package.json
+{ "name": "shop", "devDependencies": { "vite": "^5.0.0" } }
+//- apps/shop/vite.config.ts
+import { defineConfig } from 'vite'
+export default defineConfig({
+  resolve: { alias: { '@': '/src', '~assets': './src/assets', '@fallback': ['./src/one', './src/two'] } },
+})
+//- apps/shop/src/cart.ts
+export const cart = 1
+//- apps/shop/src/assets/logo.ts
+export default ''
+//- apps/shop/src/two/x.ts
+export const x = 1
+//- apps/blog/src/cart.ts
+export const cart = 2
+""")
+    assert ws.show("apps/shop/src/pages/a.ts", "@/cart") == "apps/shop/src/cart.ts"
+    assert ws.show("apps/shop/src/pages/a.ts", "~assets/logo") == "apps/shop/src/assets/logo.ts"
+    assert ws.show("apps/shop/src/pages/a.ts", "@fallback/x") == "apps/shop/src/two/x.ts"
+    assert ws.show("apps/shop/src/pages/a.ts", "/src/cart") == "apps/shop/src/cart.ts"
+    # another app: the shop's alias does not apply, the old guess does (from the workspace root)
+    assert ws.resolve("apps/blog/src/pages/a.ts", "@/cart").via.startswith("guess:")
+
+
+def test_tsconfig_wins_over_jsconfig_in_one_folder():
+    ws = Workspace("""
+//- tsconfig.json
+{ "compilerOptions": { "paths": { "~lib/*": ["./lib/ts/*"] } } }
+//- jsconfig.json
+{ "compilerOptions": { "paths": { "~lib/*": ["./lib/js/*"] } } }
+//- lib/ts/a.ts
+export const a = 1
+//- lib/js/a.js
+export const a = 2
+""")
+    assert ws.show("main.ts", "~lib/a") == "lib/ts/a.ts"
+
+
+def test_a_generated_nuxt_tsconfig_alone_is_enough_to_know_nuxt():
+    ws = Workspace("""
+//- tsconfig.json
+{ "extends": "./.nuxt/tsconfig.json" }
+//- utils/format.ts
+export const format = 1
+""")
+    r = ws.resolve("pages/index.vue", "~/utils/format")
+    assert (r.path, r.doubt) == ("utils/format.ts", "")
+    assert ws.show("pages/index.vue", "#imports") == "package:#imports (nuxt)"
+    assert ".nuxt/tsconfig.json" in ws.config.wanted
+
+
+def test_config_files_read_on_request_are_listed():
+    ws = Workspace("""
+//- web/tsconfig.json
+{ "extends": "../config/base", "references": [{ "path": "../lib" }] }
+//- config/base.json
+{ "compilerOptions": { "baseUrl": "../web/src" } }
+//- web/src/util.ts
+export const util = 1
+""")
+    assert ws.config.files == ("config/base.json", "web/tsconfig.json")
+    assert ws.config.wanted == ("config/base", "lib/tsconfig.json")
+    assert not is_resolver_config("config/base.json")
+    assert ws.show("web/src/pages/a.ts", "util") == "web/src/util.ts"
