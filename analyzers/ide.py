@@ -8,6 +8,8 @@ import re
 from dataclasses import dataclass
 from typing import Iterable, Sequence
 
+from .contracts.common import normalize_path
+from .contracts.positions import MapNode, parse_json, parse_yaml
 from .http import HttpCall
 from .matching import CallStatus, EndpointTable, full_path
 from .model import ContractFacts, Endpoint, Model, Span
@@ -44,6 +46,92 @@ def model_at(contract: ContractFacts, offset: int) -> Model | None:
         if _contains(m.span, offset):
             return m
     return None
+
+
+# ---------------------------------------------------------------------------- what a cursor designates
+
+
+@dataclass(frozen=True)
+class PathKey:
+    """A key under the top-level ``paths`` of an OpenAPI or Swagger document (YAML or
+    JSON): the key as written, its span (quotes included when it is quoted) and the span of
+    its value, the path item."""
+
+    key: str
+    span: Span
+    item: Span
+
+
+@dataclass(frozen=True)
+class Designated:
+    """The endpoints a cursor position in a contract stands for. ``kind`` is "operation"
+    on an endpoint's own span (an OpenAPI method key, a SpecDSL ``path`` value) and "path"
+    on an OpenAPI/Swagger path key, which stands for every operation of that path (possibly
+    none). ``span`` is the key or value under the cursor; ``path`` the path as a client
+    calls it (with the base path when all the operations share one)."""
+
+    kind: str
+    span: Span
+    path: str
+    endpoints: tuple[Endpoint, ...]
+
+
+def _is_json(file: str, text: str) -> bool:
+    # the same choice as ``contracts.parse_contract``: the extension, else the first character
+    lower = file.lower()
+    if lower.endswith(".json"):
+        return True
+    if lower.endswith((".yaml", ".yml")):
+        return False
+    return text.lstrip("\ufeff \t\r\n")[:1] in ("{", "[")
+
+
+def has_path_keys(contract: ContractFacts) -> bool:
+    """Whether the contract's format keeps its paths as keys under ``paths`` (OpenAPI and
+    Swagger do; SpecDSL and documents that are no contract do not)."""
+    return contract.format not in ("specdsl", "unknown")
+
+
+def path_keys(file: str, text: str) -> tuple[PathKey, ...]:
+    """The path keys of a contract's text, in document order (``x-`` extensions left out).
+    Format-agnostic over OpenAPI and Swagger: only the ``paths`` → path key → method key
+    shape counts. Empty when the text holds no ``paths`` mapping (or no document)."""
+    parsed = parse_json(text) if _is_json(file, text) else parse_yaml(text)
+    root = parsed.root
+    paths = root.get("paths") if isinstance(root, MapNode) else None
+    if not isinstance(paths, MapNode):
+        return ()
+    return tuple(PathKey(key, span, node.span) for key, span, node in paths.entries if not key.startswith("x-"))
+
+
+def _within(inner: Span, outer: Span) -> bool:
+    return outer.start <= inner.start and inner.end <= outer.end
+
+
+def operations_of(contract: ContractFacts, key: PathKey) -> tuple[Endpoint, ...]:
+    """The endpoints declared under a path key: their span lies in its path item, or is the
+    key itself (a path item reached through ``$ref`` puts its endpoints on the key). A
+    path item written as a YAML alias shares its spans with the anchored one: the path
+    then decides between the two."""
+    inside = [ep for ep in contract.endpoints if ep.span == key.span or _within(ep.span, key.item)]
+    same = [ep for ep in inside if ep.path == normalize_path(key.key)]
+    return tuple(same or inside)
+
+
+def endpoints_at(contract: ContractFacts, offset: int, keys: Sequence[PathKey] = ()) -> Designated | None:
+    """What a cursor at ``offset`` in a contract designates: on a path key (``keys``, from
+    ``path_keys`` of the contract's text) every operation of that path; on an endpoint's
+    own span that endpoint; else None."""
+    for key in keys:
+        if _contains(key.span, offset):
+            eps = operations_of(contract, key)
+            paths = {full_path(ep) for ep in eps}
+            path = paths.pop() if len(paths) == 1 else normalize_path(key.key)
+            return Designated("path", key.span, path, eps)
+    ep = endpoint_at(contract, offset)
+    if ep is None:
+        return None
+    return Designated("operation", ep.span, full_path(ep), (ep,))
 
 
 # ---------------------------------------------------------------------------- hover
@@ -123,6 +211,23 @@ def hover_endpoint(ep: Endpoint, callers: Sequence[tuple[str, int]]) -> str:
     shown = "\n".join(f"- `{f}:{line}`" for f, line in callers[:5])
     more = f"\n- … and {len(callers) - 5} more" if len(callers) > 5 else ""
     return f"{head}\n\n{len(callers)} call{'s' if len(callers) != 1 else ''}:\n{shown}{more}"
+
+
+def hover_path(path: str, operations: Sequence[tuple[Endpoint, Sequence[tuple[str, int]]]]) -> str:
+    """Markdown for a path key: each operation declared under it, with how many calls reach
+    it and the first three locations."""
+    head = f"**{path}**"
+    if not operations:
+        return head + "\n\nNo operation is declared under this path."
+    lines = [head, ""]
+    for ep, callers in operations:
+        n = len(callers)
+        calls = f"{n} call{'s' if n != 1 else ''}" if n else "no call"
+        lines.append(f"- `{ep.method}`" + (f" {ep.summary}" if ep.summary else "") + f" — {calls}")
+        lines += [f"  - `{f}:{line}`" for f, line in callers[:3]]
+        if n > 3:
+            lines.append(f"  - … and {n - 3} more")
+    return "\n".join(lines)
 
 
 _WORD = re.compile(rb"[A-Za-z_$][\w$]*")
