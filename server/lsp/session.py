@@ -6,7 +6,8 @@
   is mutated by one thread only and the event loop stays free for requests. A burst of
   edits to one document coalesces into one job that reads the latest text.
 - After a job, findings of the affected files are converted against the exact text the
-  job analyzed and published, only when they changed.
+  job analyzed and published, only when they changed; an open document's first publish
+  goes out even when it is empty, and so does the one that clears a file's last finding.
 """
 
 from __future__ import annotations
@@ -49,7 +50,10 @@ class Session:
         self.open: dict[str, str] = {}  # rel -> uri of open documents
         self.snapshots: dict[str, tuple[int | None, str]] = {}  # rel -> (version, text) last analyzed
         self.pending: set[str] = set()
-        self.published: dict[str, tuple] = {}
+        self.published: dict[str, tuple] = {}  # rel -> (findings key, version) of a non-empty publish
+        # open documents that have not had a publish for their editor text yet: they get one
+        # even when it is empty (a client may wait for it); push only
+        self.unannounced: set[str] = set()
         self._lines: dict[str, tuple[tuple[int, int], LineIndex]] = {}
         self.open_lines: dict[str, tuple[int | None, str, LineIndex]] = {}
         self.watcher: DiskWatcher | None = None
@@ -85,6 +89,27 @@ class Session:
             log.exception("index job %s failed", getattr(fn, "__name__", fn))
             return None
 
+    def document_opened(self, rel: str, uri: str) -> None:
+        """A document was opened: from now on its editor text is analyzed, and its first
+        publish goes out even when it has no finding."""
+        self.open[rel] = uri
+        if not self.pull:
+            self.unannounced.add(rel)
+        if self.ready.is_set():
+            self.document_changed(rel)
+
+    def untracked_opened(self, uri: str, version: int | None) -> None:
+        """A document specward does not analyze (outside the workspace, excluded, not a
+        source or contract file) was opened: one empty publish, so that a client waiting
+        for its first publish does not wait forever."""
+        if self.pull:
+            return
+        try:
+            self.server.text_document_publish_diagnostics(
+                lsp.PublishDiagnosticsParams(uri=uri, version=version, diagnostics=[]))
+        except Exception:  # noqa: BLE001
+            log.exception("publishing diagnostics for %s failed", uri)
+
     def document_changed(self, rel: str) -> None:
         """An open document's text changed: analyze its latest text (coalesced)."""
         if rel in self.pending:
@@ -101,7 +126,9 @@ class Session:
         doc = self.server.workspace.get_text_document(uri)
         version, text = doc.version, doc.source
         self.snapshots[rel] = (version, text)
-        changed = self.index.update(rel, text)
+        # an open document's next versions come this way: the index keeps what lets it
+        # re-extract only the statements an edit touches
+        changed = self.index.update(rel, text, incremental=True)
         changed.add(rel)
         return self._prepare(changed)
 
@@ -152,13 +179,22 @@ class Session:
         return out
 
     def _prepare_one(self, rel: str) -> lsp.PublishDiagnosticsParams | None:
+        """The publish of one file, or None when it would repeat the last one. An empty list
+        goes out to clear a file published with findings, and once to an open document
+        whose editor text has not been published yet (``unannounced``); a clean file on
+        disk is never published."""
         findings = self.index.findings(rel)
         snap = self.snapshots.get(rel) if rel in self.open else None
+        if rel not in self.open:
+            self.unannounced.discard(rel)
+        # its first publish carries the version of the editor text that was analyzed
+        first = snap is not None and rel in self.unannounced
         key = tuple((f.code, f.severity, f.message, f.span) for f in findings)
-        if self.published.get(rel) == (key, snap[0] if snap else None):
+        if self.published.get(rel) == (key, snap[0] if snap else None) and not first:
             return None
-        if not findings and rel not in self.published:
+        if not findings and rel not in self.published and not first:
             return None
+        self.unannounced.discard(rel)
         if snap is not None:
             version, text = snap
             index = self._open_lines(rel, version, text)

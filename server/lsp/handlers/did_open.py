@@ -1,4 +1,5 @@
-"""``textDocument/didOpen``: the editor's text replaces the disk's for this file."""
+"""``textDocument/didOpen``: the editor's text replaces the disk's for this file; every
+opened document gets a first publish, empty when it has no finding (push clients)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,6 @@ def handle(ls, params: lsp.DidOpenTextDocumentParams) -> None:
         return
     rel = session.rel_of_uri(params.text_document.uri)
     if rel is None or not session.index.tracked(rel):
+        session.untracked_opened(params.text_document.uri, params.text_document.version)
         return
-    session.open[rel] = params.text_document.uri
-    if session.ready.is_set():
-        session.document_changed(rel)
+    session.document_opened(rel, params.text_document.uri)
