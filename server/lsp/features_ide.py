@@ -36,9 +36,38 @@ def offset(session, rel: str, pos: lsp.Position) -> int:
     return convert.offset_of(lines, pos, session.encoding)
 
 
+_PATH_KEYS: dict[str, tuple[bytes, tuple[ide.PathKey, ...]]] = {}  # rel -> (text, its path keys)
+
+
+def path_keys(session, rel: str, contract) -> tuple[ide.PathKey, ...]:
+    """The path keys of a contract's text (as the editor has it), parsed once per text."""
+    if not ide.has_path_keys(contract):
+        return ()
+    lines, _ = session.text_of(rel)
+    hit = _PATH_KEYS.get(rel)
+    if hit is not None and hit[0] == lines.data:
+        return hit[1]
+    keys = ide.path_keys(rel, lines.data.decode("utf-8", "surrogatepass"))
+    if len(_PATH_KEYS) >= 8:
+        _PATH_KEYS.clear()
+    _PATH_KEYS[rel] = (lines.data, keys)
+    return keys
+
+
+def callers_of_all(index, eps) -> list[CallStatus]:
+    """The matched calls of several endpoints, each once, by file and position."""
+    by_ep = callers_by_endpoint(index)
+    seen: dict[tuple[str, int, int], CallStatus] = {}
+    for ep in eps:
+        for st in by_ep.get(endpoint_id(ep), []):
+            seen.setdefault((st.call.file, st.call.span.start, st.call.span.end), st)
+    return [seen[k] for k in sorted(seen)]
+
+
 def target(session, uri: str, pos: lsp.Position):
     """What is under the cursor: ("call", CallStatus) | ("endpoint", Endpoint) |
-    ("model", Model) | None, with the file's relative path."""
+    ("path", ide.Designated: a path key and the operations under it) | ("model", Model) |
+    None, with the file's relative path."""
     rel = session.rel_of_uri(uri)
     if rel is None:
         return None, None
@@ -46,9 +75,9 @@ def target(session, uri: str, pos: lsp.Position):
     at = offset(session, rel, pos)
     contract = index.contracts.get(rel)
     if contract is not None:
-        ep = ide.endpoint_at(contract, at)
-        if ep is not None:
-            return rel, ("endpoint", ep)
+        hit = ide.endpoints_at(contract, at, path_keys(session, rel, contract))
+        if hit is not None:
+            return rel, (("path", hit) if hit.kind == "path" else ("endpoint", hit.endpoints[0]))
         m = ide.model_at(contract, at)
         if m is not None:
             return rel, ("model", m)

@@ -1,11 +1,13 @@
 """``textDocument/hover``: the contract card of a call, why a call is phantom or
-unresolved, the callers of a contract endpoint, the fields of a model."""
+unresolved, the callers of a contract endpoint, the operations of an OpenAPI path key and
+their callers, the fields of a model."""
 
 from __future__ import annotations
 
 from lsprotocol import types as lsp
 
 from specward.analyzers import ide
+from specward.analyzers.matching import endpoint_id
 
 from .. import convert
 from .. import features_ide as f
@@ -28,6 +30,12 @@ def _hover(session, params: lsp.HoverParams) -> lsp.Hover | None:
     elif kind == "endpoint":
         calls = [(st.call.file, f.line_of(session, st.call.file, st.call.span)) for st in f.callers(index, obj)]
         text = ide.hover_endpoint(obj, calls)
+        rng = session.location(rel, obj.span).range
+    elif kind == "path":
+        by_ep = f.callers_by_endpoint(index)
+        ops = [(ep, [(st.call.file, f.line_of(session, st.call.file, st.call.span))
+                     for st in by_ep.get(endpoint_id(ep), [])]) for ep in obj.endpoints]
+        text = ide.hover_path(obj.path, ops)
         rng = session.location(rel, obj.span).range
     else:
         text = ide.hover_model(obj)

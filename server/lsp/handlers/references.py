@@ -1,5 +1,6 @@
 """``textDocument/references``: every call site of a contract endpoint, across languages;
-on a call, every call of the same endpoint."""
+on an OpenAPI path key, every call site of each operation of that path; on a call, every
+call of the same endpoint."""
 
 from __future__ import annotations
 
@@ -16,14 +17,17 @@ def _references(session, params: lsp.ReferenceParams) -> list[lsp.Location] | No
     if kind == "call":
         if obj.endpoint is None or obj.status != "matched":
             return None
-        ep = obj.endpoint
+        eps = [obj.endpoint]
     elif kind == "endpoint":
-        ep = obj
+        eps = [obj]
+    elif kind == "path":
+        eps = list(obj.endpoints)
     else:
         return None
-    out = [session.location(st.call.file, st.call.span) for st in f.callers(session.index, ep)]
+    out = [session.location(st.call.file, st.call.span) for st in f.callers_of_all(session.index, eps)]
     if params.context.include_declaration:
-        out.insert(0, session.location(ep.file, ep.span))
+        declared = {(ep.file, ep.span): ep for ep in eps}  # a $ref path item: all on its key
+        out[:0] = [session.location(file, span) for file, span in declared]
     return out
 
 
