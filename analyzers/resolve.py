@@ -109,7 +109,8 @@ class Resolver:
     def __init__(self, config: ResolverConfig, exists: Callable[[str], bool]) -> None:
         self.config = config
         self._exists = exists
-        self._memo: dict[tuple, Resolution] = {}
+        self._memo: dict[tuple, Resolution] = {}  # per context (or target) and specifier
+        self._seen: dict[tuple[str, str], Resolution] = {}  # per importer folder and specifier
 
     @property
     def notes(self) -> tuple[Note, ...]:
@@ -119,13 +120,21 @@ class Resolver:
         """What ``specifier``, imported by the workspace file ``importer``, names.
         ``language == "python"`` for Python imports (``.config``, ``app.api``); any other
         value (or None with a non-Python importer) means JavaScript/TypeScript."""
-        folder = dirname(importer)
+        folder = importer.rpartition("/")[0]  # posixpath.dirname, for workspace-relative paths
         if language == "python" or (language is None and importer.endswith((".py", ".pyi"))):
             key: tuple = ("py", folder, specifier)
             hit = self._memo.get(key)
             if hit is None:
                 hit = self._memo[key] = self._python(folder, specifier)
             return hit
+        fast = (folder, specifier)
+        hit = self._seen.get(fast)
+        if hit is not None:
+            return hit
+        hit = self._seen[fast] = self._resolve_js(folder, specifier)
+        return hit
+
+    def _resolve_js(self, folder: str, specifier: str) -> Resolution:
         spec = _clean(specifier)
         ctx = self.config.context(folder)
         if spec.startswith(("./", "../")) or spec in (".", ".."):

@@ -6,6 +6,7 @@ configuration change by :meth:`ResolverConfig.build`. The resolution itself is i
 
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass
 from posixpath import dirname
@@ -218,6 +219,7 @@ class ResolverConfig:
         self._roots: set[str] = set()
         self._contexts: dict[str, Context] = {}
         self._interned: dict[tuple, Context] = {}
+        self._keys = itertools.count()  # next() is atomic: two threads never share a key
 
     @classmethod
     def build(cls, configs: Mapping[str, str], read: Callable[[str], str | None] | None = None) -> "ResolverConfig":
@@ -534,7 +536,7 @@ class ResolverConfig:
                  not says_at, not says_tilde, "; ".join(dict.fromkeys(doubts)))
         ctx = self._interned.get(parts)
         if ctx is None:
-            ctx = self._interned[parts] = Context(len(self._interned), ts, tuple(aliases), sveltekit, nuxt, root,
+            ctx = self._interned[parts] = Context(next(self._keys), ts, tuple(aliases), sveltekit, nuxt, root,
                                                   imports, tuple(modules), not says_at, not says_tilde, guess_roots,
                                                   parts[-1])  # type: ignore[arg-type]
         return ctx

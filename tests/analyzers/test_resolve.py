@@ -977,3 +977,25 @@ export const util = 1
     assert ws.config.wanted == ("config/base", "lib/tsconfig.json")
     assert not is_resolver_config("config/base.json")
     assert ws.show("web/src/pages/a.ts", "util") == "web/src/util.ts"
+
+
+def test_building_and_resolving_leave_no_reference_cycles():
+    """The index freezes what a build allocated instead of collecting it (docs/architecture.md)."""
+    import gc
+
+    files = split(SVELTEKIT_APP + VITE_VUE_APP.replace("//- ", "//- web/") + MONOREPO)
+    gc.collect()
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        config = ResolverConfig.build({p: t for p, t in files.items() if is_resolver_config(p)}, files.get)
+        resolver = Resolver(config, files.__contains__)
+        for importer in ("src/routes/recipes/+page.js", "web/src/main.ts", "apps/web/src/pages/home.ts"):
+            for spec in ("$lib/http.js", "@/api/client", "@acme/sdk", "./nothing", "react", "~/x"):
+                resolver.resolve(importer, spec)
+        assert resolver.resolve("web/src/main.ts", "@/api/client").path == "web/src/api/client.ts"
+        del config, resolver
+        assert gc.collect() == 0
+    finally:
+        if enabled:
+            gc.enable()
