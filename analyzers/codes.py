@@ -20,6 +20,7 @@ CODES: dict[str, Code] = {
     for c in (
         Code("phantom-api", "error", "HTTP call to a path no contract declares"),
         Code("method-mismatch", "error", "HTTP call with a method the path does not accept"),
+        Code("case-mismatch", "information", "HTTP call that matches a declared path only when case is ignored"),
         Code("unused-endpoint", "information", "Contract endpoint that nothing in the workspace calls"),
         Code("contract-invalid", "error", "Contract file that is not valid"),
         Code("config-invalid", "error", "specward configuration that is not valid"),

@@ -7,12 +7,16 @@ the files that depend on a changed one.
 What it resolves, without running code:
 - which call sites are HTTP calls: ``fetch``, axios (verbs, ``axios(config)``,
   ``axios.request``, instances), Angular ``HttpClient``, superagent, ky, ofetch/``$fetch``,
-  SWR-style hooks, ``{ method, path }`` objects passed to any request function, Python
-  ``requests``/``httpx``/``aiohttp`` (module functions and client instances), and thin
-  wrappers (a function forwarding its path argument to any of these, followed through
-  several levels and across files);
+  openapi-fetch (``client.GET('/x')``) and openapi-react-query, SWR-style hooks,
+  ``{ method, path }`` objects passed to any request function, Python
+  ``requests``/``httpx``/``aiohttp``; clients created by a library, returned by a factory
+  function, typed parameters (``api: AxiosInstance``, ``client: httpx.Client``), instances
+  of workspace classes and methods inherited from their base classes; thin wrappers (a
+  function forwarding its path argument to any of these, through destructured options
+  objects and spreads, several levels deep and across files);
 - URL expressions: constants (same file or imported), base URLs of client instances,
-  environment bases, absolute URLs, query strings.
+  environment bases, URL builders (a function returning a URL made of its arguments),
+  conditional URLs (each candidate path), absolute URLs (see ``analyzers/urls.py``).
 
 A call whose URL cannot be resolved is reported ``unresolved`` with a reason; it is never
 guessed.
@@ -20,19 +24,20 @@ guessed.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
-from functools import lru_cache
 from posixpath import dirname, join, normpath
-from typing import Callable, Iterable
+from typing import Callable
 
 from .model import (
+    Alt,
     Arg,
     ArgVal,
+    Call,
     CallSite,
     ClientDef,
     Env,
     FileFacts,
+    FnVal,
     FunctionDef,
     HTTP_METHODS,
     Lit,
@@ -46,9 +51,11 @@ from .model import (
     Unknown,
     UrlExpr,
 )
+from .urls import BASEISH, MAX_CANDIDATES, SCHEME, expand, host_of, url_of
 
 VERBS = {"get": "GET", "post": "POST", "put": "PUT", "patch": "PATCH", "delete": "DELETE",
          "del": "DELETE", "head": "HEAD", "options": "OPTIONS"}
+UPPER_VERBS = frozenset(m for m in HTTP_METHODS if m != "TRACE")  # openapi-fetch: client.GET('/x')
 
 # library modules -> client kind
 LIB_MODULES = {
@@ -58,13 +65,30 @@ LIB_MODULES = {
     "ahooks": "hook", "umi": "hook", "@umijs/max": "hook", "requests": "requests",
     "httpx": "httpx", "aiohttp": "aiohttp",
 }
+# (module, imported name) of client factories -> client kind
+LIB_FACTORIES = {
+    ("openapi-fetch", "default"): "openapi-fetch", ("openapi-fetch", "createClient"): "openapi-fetch",
+    ("@hey-api/client-fetch", "createClient"): "hey-api", ("@hey-api/client-axios", "createClient"): "hey-api",
+    ("openapi-react-query", "default"): "openapi-react-query",
+    ("axios", "create"): "axios", ("ky", "create"): "ky", ("ky", "extend"): "ky", ("ofetch", "create"): "ofetch",
+}
+# type names of client instances (parameters, fields) -> client kind
+CLIENT_TYPES = {
+    "HttpClient": "angular", "AxiosInstance": "axios", "AxiosStatic": "axios", "KyInstance": "ky",
+    "$Fetch": "ofetch", "httpx.Client": "httpx", "httpx.AsyncClient": "httpx", "Client": "httpx",
+    "AsyncClient": "httpx", "requests.Session": "requests", "Session": "requests",
+    "aiohttp.ClientSession": "aiohttp", "ClientSession": "aiohttp",
+}
 HOOKS = {"useSWR", "useSWRImmutable", "useSWRMutation", "useRequest", "useFetch", "useLazyFetch"}
+QUERY_HOOKS = {"useQuery", "useSuspenseQuery", "useMutation", "useInfiniteQuery", "queryOptions",
+               "useSuspenseInfiniteQuery"}  # openapi-react-query: $api.useQuery('get', '/path')
+RTK = {"query", "mutation", "infiniteQuery"}  # RTK Query: build.query({ query: () => '/path' })
 GLOBALS = {"fetch": "fetch", "$fetch": "ofetch", "axios": "axios", "superagent": "superagent"}
 JS_SUFFIXES = ("", ".ts", ".tsx", ".js", ".jsx", ".mjs", ".cjs", ".mts", ".cts", ".vue", ".svelte",
                "/index.ts", "/index.tsx", "/index.js", "/index.jsx", "/index.mjs")
-BASEISH = re.compile(r"base|url|uri|host|origin|api|endpoint|server|domain|root|prefix|backend", re.I)
-SCHEME = re.compile(r"^([a-zA-Z][a-zA-Z0-9+.-]*):(//)?")
+MONOREPO_FOLDERS = frozenset({"apps", "packages", "services", "libs", "projects", "modules", "clients", "sdks"})
 MAX_DEPTH = 6
+DEFAULT_METHOD = {"fetch": "GET", "ofetch": "GET", "ky": "GET", "axios": "GET", "hook": "GET"}
 
 
 def _linker_version() -> str:
@@ -73,10 +97,9 @@ def _linker_version() -> str:
 
     from .extract import EXTRACTOR_VERSION
 
-    return hashlib.blake2b(Path(__file__).read_bytes() + EXTRACTOR_VERSION.encode(), digest_size=8).hexdigest()
-
-
-LINKER_VERSION = _linker_version()
+    here = Path(__file__).parent
+    data = b"".join((here / name).read_bytes() for name in ("http.py", "urls.py"))
+    return hashlib.blake2b(data + EXTRACTOR_VERSION.encode(), digest_size=8).hexdigest()
 
 
 @dataclass(frozen=True)
@@ -96,6 +119,16 @@ class HttpCall:
     reason: str | None = None
     via: str = ""
     base_unknown: bool = False  # a leading base was dropped (environment, configuration)
+    # the client or base the call goes through ("" for none): calls of one channel share the
+    # frame they are judged in (analyzers/matching.py)
+    channel: str = ""
+    # a conditional URL: (template, relative, reason) of each candidate path; empty otherwise
+    candidates: tuple[tuple[str | None, str | None, str | None], ...] = ()
+    # the client may add a base specward cannot see (an Angular interceptor, axios defaults)
+    implicit: bool = False
+
+
+LINKER_VERSION = _linker_version()
 
 
 @dataclass(slots=True)
@@ -105,22 +138,38 @@ class _Wrapper:
     method: object  # str | Arg | None
     params: tuple[str, ...]
     via: str
+    channel: str = ""
+    default_method: str | None = None  # when the method is an argument the caller leaves out
+    base_unknown: bool = False
+    implicit: bool = False
 
 
 @dataclass(slots=True)
 class _Target:
     """A resolved callee."""
 
-    kind: str  # fetch axios axios-call superagent ky ofetch angular hook requests httpx aiohttp wrapper object
+    kind: str  # fetch axios superagent ky ofetch angular hook requests httpx aiohttp openapi-fetch ... wrapper object
     verb: str | None = None  # last callee segment, lower-case
     base: UrlExpr | None = None
     wrapper: _Wrapper | None = None
+    channel: str = ""
+    base_unknown: bool = False  # a client whose base cannot be seen (typed parameter, injected)
+    implicit: bool = False
 
 
 @dataclass(slots=True)
 class _Memo:
     value: object
     deps: set[str] = field(default_factory=set)
+
+
+def project_of(path: str) -> str:
+    """The project a file belongs to, from its path alone: the first folder, or the first two
+    for the usual monorepo folders (``apps/web``, ``packages/sdk``)."""
+    parts = path.split("/")
+    if len(parts) > 2 and parts[0] in MONOREPO_FOLDERS:
+        return f"{parts[0]}/{parts[1]}"
+    return parts[0] if len(parts) > 1 else ""
 
 
 class Linker:
@@ -298,13 +347,23 @@ class Linker:
         return None
 
     def resolve_expr(self, path: str, expr: UrlExpr, scope: str | None = None, depth: int = 0) -> UrlExpr:
-        """Replace ``Ref`` parts that name known string constants (here or imported)."""
+        """Replace ``Ref`` parts that name known string constants (here or imported), and
+        follow calls of URL builders."""
         out: list[Part] = []
         for part in expr:
-            if isinstance(part, Ref):
-                resolved = self._resolve_ref(path, part.name, scope, depth)
+            t = type(part)
+            if t is Ref:
+                resolved = self._resolve_ref(path, part.name, scope, depth)  # type: ignore[union-attr]
                 if resolved is not None:
                     out.extend(resolved)
+                    continue
+            elif t is Alt and depth <= MAX_DEPTH:
+                out.append(Alt(tuple(self.resolve_expr(path, o, scope, depth + 1) for o in part.options)))  # type: ignore[union-attr]
+                continue
+            elif t is Call and depth <= MAX_DEPTH:
+                built = self._built(path, part, scope, depth)  # type: ignore[arg-type]
+                if built is not None:
+                    out.extend(built)
                     continue
             out.append(part)
         return tuple(out)
@@ -322,28 +381,116 @@ class Linker:
         candidates = [name]
         head, _, rest = name.partition(".")
         if head in ("this", "self") and rest and scope:
-            candidates = [f"{scope.split('.')[0]}.{rest}"]
+            cls = scope.split(".")[0]
+            candidates = [f"{c}.{rest}" for c in self._class_chain(idx, cls)] or [f"{cls}.{rest}"]
         for cand in candidates:
             expr = idx.constants.get(cand)
             if expr is not None:
                 return self.resolve_expr(path, expr, None, depth + 1)
+        if head in ("this", "self"):
+            for cand in candidates[1:]:  # a field of a base class in another file
+                found = self._inherited_constant(idx, cand, depth)
+                if found is not None:
+                    return found
+            return None
         hit = self._through_import(idx, name)
         if hit is not None:
             return self._resolve_ref(hit[0], hit[1], None, depth + 1)
         return None
 
+    def _inherited_constant(self, idx: "_FileIndex", qualified: str, depth: int) -> UrlExpr | None:
+        cls, _, rest = qualified.partition(".")
+        hit = self._class(idx, cls)
+        if hit is None or hit[0] == idx.facts.path:
+            return None
+        return self._resolve_ref(hit[0], f"{hit[1]}.{rest}", None, depth + 1)
+
+    def _built(self, path: str, call: Call, scope: str | None, depth: int) -> UrlExpr | None:
+        """What a call of a URL builder evaluates to (its return value with the call's
+        arguments), or None when the callee is not one."""
+        idx = self._file_index(path)
+        if idx is None:
+            return None
+        hit = self._function(idx, call.callee, scope)
+        if hit is None:
+            return None
+        fpath, fn = hit
+        if type(fn.returns) is not StrVal:
+            return None
+        key = ("builder", fpath, fn.name)
+        body = self._memoized(key, lambda: self.resolve_expr(fpath, fn.returns.expr, fn.name, depth + 1))  # type: ignore[union-attr]
+        if body is None:
+            return None
+        args = tuple(self._resolved_arg(path, a, scope, depth) for a in call.args)
+        return _substitute_args(body, args, (), fn.params)  # type: ignore[arg-type]
+
+    def _resolved_arg(self, path: str, val: ArgVal, scope: str | None, depth: int) -> ArgVal:
+        if type(val) is StrVal:
+            return StrVal(self.resolve_expr(path, val.expr, scope, depth + 1), val.span)  # type: ignore[union-attr]
+        return val
+
+    # ------------------------------------------------------------------ classes
+    def _class(self, idx: "_FileIndex", name: str, depth: int = 0) -> tuple[str, str] | None:
+        """(file, class name there) of a class named here (local or imported)."""
+        if name in idx.classes:
+            return idx.facts.path, name
+        hit = self._through_import(idx, name)
+        if hit is not None and depth < MAX_DEPTH:
+            tidx = self._file_index(hit[0])
+            if tidx is not None and hit[1] in tidx.classes:
+                return hit[0], hit[1]
+        return None
+
+    def _class_chain(self, idx: "_FileIndex", cls: str) -> list[str]:
+        """The class and its base classes declared in this file, nearest first."""
+        out = [cls]
+        while len(out) <= MAX_DEPTH:
+            bases = idx.classes.get(out[-1])
+            if not bases or bases[0] not in idx.classes or bases[0] in out:
+                break
+            out.append(bases[0])
+        return out
+
+    def _method(self, idx: "_FileIndex", cls: str, name: str, depth: int = 0) -> tuple[str, FunctionDef] | None:
+        """Method ``name`` of class ``cls`` of this file, or inherited from a base class
+        (here or in another file)."""
+        fn = idx.functions.get(f"{cls}.{name}")
+        if fn is not None:
+            return idx.facts.path, fn
+        if depth > MAX_DEPTH:
+            return None
+        for base in idx.classes.get(cls, ()):
+            hit = self._class(idx, base)
+            if hit is None:
+                continue
+            bidx = self._file_index(hit[0])
+            if bidx is not None:
+                found = self._method(bidx, hit[1], name, depth + 1)
+                if found is not None:
+                    return found
+        return None
+
+    # ------------------------------------------------------------------ functions and clients
     def _function(self, idx: "_FileIndex", callee: str, scope: str | None, depth: int = 0) -> tuple[str, FunctionDef] | None:
-        """The function a callee names: local, ``this``/``self`` method, or imported."""
+        """The function a callee names: local, ``this``/``self`` method (also inherited), a
+        method of an instance of a workspace class, or imported."""
         if depth > MAX_DEPTH:
             return None
         head, _, rest = callee.partition(".")
         if head in ("this", "self") and rest and scope:
             cls = scope.split(".")[0]
-            fn = idx.functions.get(f"{cls}.{rest}")
-            return (idx.facts.path, fn) if fn else None
+            if "." not in rest:
+                return self._method(idx, cls, rest)
+            receiver, _, method = callee.rpartition(".")
+            return self._instance_method(idx, receiver, method, scope, depth)
         fn = idx.functions.get(callee)
         if fn is not None:
             return idx.facts.path, fn
+        if rest:
+            receiver, _, method = callee.rpartition(".")
+            found = self._instance_method(idx, receiver, method, scope, depth)
+            if found is not None:
+                return found
         hit = self._through_import(idx, callee)
         if hit is not None:
             tidx = self._file_index(hit[0])
@@ -355,13 +502,44 @@ class Linker:
             return self._function(tidx, hit[1], None, depth + 1) if hit[1] != callee else None
         return None
 
+    def _instance_method(self, idx: "_FileIndex", receiver: str, method: str, scope: str | None,
+                         depth: int) -> tuple[str, FunctionDef] | None:
+        """``receiver.method`` where the receiver is an instance of a workspace class
+        (``new ApiClient()``, an injected ``private api: ApiService``)."""
+        found = self._client(idx, receiver, scope, depth + 1)
+        if found is None or found[1].kind != "factory" or not (found[1].factory or "").startswith("new "):
+            return None
+        cpath, cdef = found
+        cidx = self._file_index(cpath)
+        if cidx is None:
+            return None
+        hit = self._class(cidx, cdef.factory[4:])  # type: ignore[index]
+        if hit is None:
+            return None
+        kidx = self._file_index(hit[0])
+        return self._method(kidx, hit[1], method, depth + 1) if kidx is not None else None
+
     def _client(self, idx: "_FileIndex", name: str, scope: str | None, depth: int = 0) -> tuple[str, ClientDef] | None:
         if depth > MAX_DEPTH:
             return None
         head, _, rest = name.partition(".")
         if head in ("this", "self") and scope:
-            found = idx.clients.get((name, scope.split(".")[0]))
-            return (idx.facts.path, found) if found else None
+            cls = scope.split(".")[0]
+            for c in self._class_chain(idx, cls):
+                found = idx.clients.get((f"{head}.{rest}", c))
+                if found is not None:
+                    return idx.facts.path, found
+            chain = self._class_chain(idx, cls)
+            bases = idx.classes.get(chain[-1], ())
+            for base in bases:  # a client field of a base class in another file
+                hit = self._class(idx, base)
+                if hit is not None and hit[0] != idx.facts.path:
+                    bidx = self._file_index(hit[0])
+                    if bidx is not None:
+                        found2 = self._client(bidx, name, hit[1], depth + 1)
+                        if found2 is not None:
+                            return found2
+            return None
         s = scope
         while True:
             found = idx.clients.get((name, s))
@@ -376,6 +554,48 @@ class Linker:
             if tidx is not None:
                 return self._client(tidx, hit[1], None, depth + 1)
         return None
+
+    def _factory(self, idx: "_FileIndex", callee: str, scope: str | None, depth: int = 0) -> ClientDef | None:
+        """The client a factory call creates: a library's factory (openapi-fetch's
+        ``createClient``), a workspace function returning a client, or an alias of either
+        (``export const createApiClient = createClient<paths>``)."""
+        if depth > MAX_DEPTH or callee.startswith("new "):
+            return None
+        head, _, rest = callee.partition(".")
+        imp = idx.imports.get(head)
+        if imp is not None:
+            kind = LIB_FACTORIES.get((imp.module, rest or imp.name)) or LIB_FACTORIES.get((imp.module, imp.name))
+            if kind is not None:
+                return ClientDef("return", kind, None, Span(0, 0))
+        hit = self._function(idx, callee, scope)
+        if hit is not None:
+            fidx = self._file_index(hit[0])
+            made = fidx.clients.get(("return", hit[1].name)) if fidx is not None else None
+            if made is not None and fidx is not None:
+                return self._concrete(fidx, made, depth + 1)
+            return None
+        alias = idx.constants.get(callee)
+        if alias is not None and len(alias) == 1 and type(alias[0]) is Ref:
+            return self._factory(idx, alias[0].name, None, depth + 1)  # type: ignore[union-attr]
+        through = self._through_import(idx, callee)
+        if through is not None:
+            tidx = self._file_index(through[0])
+            if tidx is not None:
+                return self._factory(tidx, through[1], None, depth + 1)
+        return None
+
+    def _concrete(self, idx: "_FileIndex", cdef: ClientDef, depth: int = 0) -> ClientDef | None:
+        """A client definition with its factory followed (None: not a client after all)."""
+        if cdef.kind != "factory":
+            return cdef
+        if (cdef.factory or "").startswith("new "):
+            return None
+        made = self._factory(idx, cdef.factory or "", cdef.scope, depth)
+        if made is None:
+            return None
+        base = cdef.base if cdef.base is not None else made.base
+        return ClientDef(cdef.name, made.kind, base, cdef.span, cdef.scope, None,
+                         made.base_unknown or (base is None and made.kind in ("openapi-fetch", "hey-api")))
 
     # ------------------------------------------------------------------ wrappers
     def _wrapper(self, path: str, fn: FunctionDef) -> _Wrapper | None:
@@ -393,9 +613,11 @@ class Linker:
             got = self._url_and_method(idx, site, target)
             if got is None:
                 continue
-            url, base_len, method, via = got
-            if any(isinstance(p, Arg) for p in url[base_len:]) and _forwards_path(url, base_len):
-                return _Wrapper(url, base_len, method, fn.params, via)
+            url, base_len, method, via, default = got
+            if any(type(p) is Arg for p in _flat(url[base_len:])) and _forwards_path(url, base_len):
+                channel = target.channel or _channel_of(idx.facts.path, url, base_len, target)
+                return _Wrapper(url, base_len, method, fn.params, via, channel, default,
+                                target.base_unknown, target.implicit)
         return None
 
     # ------------------------------------------------------------------ classification
@@ -419,10 +641,19 @@ class Linker:
             client = self._client(idx, receiver, site.scope)
             if client is not None:
                 cpath, cdef = client
-                base = self.resolve_expr(cpath, cdef.base, cdef.scope) if cdef.base else None
-                return _Target(cdef.kind, verb=verb, base=base)
+                cidx = self._file_index(cpath) if cpath != idx.facts.path else idx
+                concrete = self._concrete(cidx, cdef) if cidx is not None else None
+                if concrete is None:
+                    return None
+                base = self.resolve_expr(cpath, concrete.base, concrete.scope) if concrete.base else None
+                kind = concrete.kind
+                channel = (f"angular:{project_of(idx.facts.path)}" if kind == "angular"
+                           else f"client:{cpath}:{cdef.scope or ''}:{cdef.name}")
+                return _Target(kind, verb=verb if kind != "openapi-fetch" else last.lower(), base=base,
+                               channel=channel, base_unknown=concrete.base_unknown,
+                               implicit=kind == "angular" and base is None)
             if receiver in ("this.http", "this.httpClient", "this._http") and (verb in VERBS or verb == "request"):
-                return _Target("angular", verb=verb)
+                return _Target("angular", verb=verb, channel=f"angular:{project_of(idx.facts.path)}", implicit=True)
         # 3. a library, imported or global
         kind = None
         imp = idx.imports.get(head)
@@ -435,28 +666,38 @@ class Linker:
         elif idx.facts.language != "python" and callee in HOOKS:
             return _Target("hook", verb=callee)
         if kind is not None:
+            implicit = kind == "axios"  # axios.defaults.baseURL may be set anywhere
+            channel = f"{kind}:{project_of(idx.facts.path)}" if implicit else ""
             if kind == "fetch":
                 return _Target("fetch") if not rest else None
             if not rest:
                 # axios(config) / axios(url, config) / ky(url) / ofetch(url) / superagent(method, url)
-                return _Target(kind, verb=None)
+                return _Target(kind, verb=None, channel=channel, implicit=implicit)
             if rest in ("create", "extend", "Session", "Client", "AsyncClient", "ClientSession"):
                 return None
             if verb in VERBS or verb in ("request", "stream"):
-                return _Target(kind, verb=verb)
+                return _Target(kind, verb=verb, channel=channel, implicit=implicit)
             return None
         if _object_request(site):
             return _Target("object")
+        if receiver and last in UPPER_VERBS and site.args and _starts_with_slash(site.args[0]):
+            # `client.GET('/items/{id}')`: openapi-fetch's shape, whatever made the client
+            return _Target("openapi-fetch", verb=verb, channel=f"typed:{project_of(idx.facts.path)}:{receiver}",
+                           implicit=True)
+        if last in RTK and site.args and type(site.args[0]) is ObjVal and site.args[0].get("query") is not None:
+            return _Target("rtk", verb=last, channel=f"rtk:{idx.facts.path}", implicit=True)
         return None
 
     def _url_and_method(self, idx: "_FileIndex", site: CallSite, target: _Target
-                        ) -> tuple[UrlExpr, int, object, str] | None:
-        """(resolved url with Args, length of its base, method or Arg or None, via)."""
+                        ) -> tuple[UrlExpr, int, object, str, str | None] | None:
+        """(resolved url with Args, length of its base, method or Arg or None, via, the
+        method when an Arg method is left out by the caller)."""
         args, kwargs = site.args, dict(site.kwargs)
         kind, verb = target.kind, target.verb
         method: object = None
         url_val: ArgVal | None = None
         via = kind
+        default = DEFAULT_METHOD.get(kind)
         if kind == "wrapper":
             w = target.wrapper
             assert w is not None
@@ -464,36 +705,59 @@ class Linker:
             if url is None:
                 return None
             method = w.method
-            if isinstance(method, Arg):
-                method = _method_from_value(_arg_value(site, method, w.params))
-            return self.resolve_expr(idx.facts.path, url, site.scope), w.base_len, method, w.via
+            if type(method) is Arg:
+                val = _arg_value(site, method, w.params)
+                method = _method_from_value(val) if val is not None else w.default_method
+            return self.resolve_expr(idx.facts.path, url, site.scope), w.base_len, method, w.via, w.default_method
         if kind == "object":
-            obj = next(a for a in args if isinstance(a, ObjVal))
-            url_val = obj.get("path") or obj.get("url")
-            method = _method_from_value(obj.get("method") or obj.get("type"))
+            obj = next(a for a in args if type(a) is ObjVal)
+            url_val = obj.get("path") or obj.get("url")  # type: ignore[union-attr]
+            method = _method_from_value(obj.get("method") or obj.get("type"))  # type: ignore[union-attr]
             via = "request object"
+            default = None
         elif kind == "hook":
-            first = args[0] if args else None
-            if isinstance(first, ObjVal):
-                url_val = first.get("url") or first.get("path")
-                method = _method_from_value(first.get("method")) or "GET"
-            elif isinstance(first, StrVal):
-                resolved = self.resolve_expr(idx.facts.path, first.expr, site.scope)
-                if len(resolved) == 1 and isinstance(resolved[0], (Ref, Unknown, Arg)):
+            first = _key_of(args[0]) if args else None
+            if type(first) is ObjVal:
+                url_val = first.get("url") or first.get("path")  # type: ignore[union-attr]
+                method = _method_from_value(first.get("method")) or "GET"  # type: ignore[union-attr]
+            elif type(first) is StrVal:
+                resolved = self.resolve_expr(idx.facts.path, first.expr, site.scope)  # type: ignore[union-attr]
+                if len(resolved) == 1 and type(resolved[0]) in (Ref, Unknown, Arg, Call):
                     return None  # `useRequest(loadUsers)`: a service function, not a URL
                 url_val = first
                 method = "GET"
             else:
                 return None  # a service function or a computed key: not a URL
             via = verb or "hook"
+        elif kind == "rtk":
+            q = args[0].get("query")  # type: ignore[union-attr]
+            if type(q) is FnVal:
+                q = q.returns  # type: ignore[union-attr]
+            if type(q) is ObjVal:
+                url_val = q.get("url")  # type: ignore[union-attr]
+                method = _method_from_value(q.get("method")) or "GET"  # type: ignore[union-attr]
+            elif type(q) is StrVal:
+                url_val, method = q, "GET"
+            else:
+                return None
+            via = f"RTK Query {verb}"
+        elif kind == "openapi-react-query":
+            if verb not in {h.lower() for h in QUERY_HOOKS} or len(args) < 2:
+                return None
+            method = _method_from_value(args[0])
+            url_val = args[1]
         elif verb in VERBS:
             method = VERBS[verb]
             url_val = args[0] if args else kwargs.get("url")
+            if type(url_val) is ObjVal and kind in ("hey-api", "openapi-fetch"):
+                url_val = url_val.get("url")  # type: ignore[union-attr]
         elif verb in ("request", "stream") or verb is None:
             first = args[0] if args else None
-            if isinstance(first, ObjVal):  # axios(config), axios.request(config)
-                url_val = first.get("url") or first.get("path")
-                method = _method_from_value(first.get("method")) or "GET"
+            if type(first) is ObjVal:  # axios(config), axios.request(config)
+                url_val = first.get("url") or first.get("path")  # type: ignore[union-attr]
+                method = _method_from_value(first.get("method"))  # type: ignore[union-attr]
+                if method is None and first.get("method") is None:  # type: ignore[union-attr]
+                    method = "GET"
             elif kind in ("requests", "httpx", "aiohttp", "superagent", "angular") and (
                     len(args) >= 2 or "url" in kwargs):
                 method = _method_from_value(args[0] if args else kwargs.get("method"))
@@ -503,31 +767,36 @@ class Linker:
                 init = args[1] if len(args) > 1 else None
                 if init is None:
                     method = "GET"
-                elif isinstance(init, ObjVal):
-                    method = _method_from_value(init.get("method")) or (
-                        "GET" if init.get("method") is None else None)
-                    base = init.get("baseURL") or init.get("prefixUrl")
-                    if isinstance(base, StrVal) and target.base is None:
-                        target = _Target(kind, verb, base=self.resolve_expr(idx.facts.path, base.expr, site.scope))
+                elif type(init) is ObjVal:
+                    m = init.get("method")  # type: ignore[union-attr]
+                    method = _method_from_value(m) if m is not None else "GET"
+                    base = (init.get("baseURL") or init.get("prefixUrl")) if kind != "fetch" else None  # type: ignore[union-attr]
+                    if type(base) is StrVal and target.base is None and not any(type(p) is Arg for p in base.expr):  # type: ignore[union-attr]
+                        target = _Target(kind, verb, base=self.resolve_expr(idx.facts.path, base.expr, site.scope),  # type: ignore[union-attr]
+                                         channel=target.channel, implicit=target.implicit)
                 else:
                     method = None
             else:
                 return None
         else:
             return None
-        if not isinstance(url_val, StrVal):
+        if type(url_val) is not StrVal:
             if url_val is None:
                 return None
             url_val = StrVal((Unknown("the URL is not a string expression"),), url_val.span)
-        path = self.resolve_expr(idx.facts.path, url_val.expr, site.scope)
+        path = self.resolve_expr(idx.facts.path, url_val.expr, site.scope)  # type: ignore[union-attr]
         base_len = 0
         if target.base:
             base = tuple(target.base)
             path = _join_base(base, path)
             base_len = len(base)
+        elif target.base_unknown and path and type(path[0]) is Lit and not SCHEME.match(path[0].text):  # type: ignore[union-attr]
+            # a client from outside: its base is not visible, the path is relative to it
+            path = (Env("the client's base URL"),) + _join_base((Lit(""),), path)[1:]
+            base_len = 1
         else:
-            base_len = _leading_base_len(url_val.expr, self, idx, site.scope)
-        return path, base_len, method, via
+            base_len = _leading_base_len(url_val.expr, self, idx, site.scope)  # type: ignore[union-attr]
+        return path, base_len, method, via, default
 
     def _classify(self, idx: "_FileIndex", site: CallSite) -> HttpCall | None:
         target = self._target(idx, site)
@@ -536,18 +805,39 @@ class Linker:
         got = self._url_and_method(idx, site, target)
         if got is None:
             return None
-        url, base_len, method, via = got
-        if site.scope is not None and any(isinstance(p, Arg) for p in url[base_len:]) and _forwards_path(url, base_len):
-            # this call is the inside of a wrapper: its callers are the HTTP calls
-            fn = idx.functions.get(site.scope)
-            if fn is not None:
-                return None
+        url, base_len, method, via, _default = got
+        fn = idx.functions.get(site.scope) if site.scope is not None else None
+        if fn is not None and any(type(p) is Arg for p in _flat(url[base_len:])) and _forwards_path(url, base_len):
+            return None  # this call is the inside of a wrapper: its callers are the HTTP calls
         if site.scope is not None:
-            fn = idx.functions.get(site.scope)
-            url = tuple(Param(_arg_label(p, fn)) if isinstance(p, Arg) else p for p in url)
+            url = _args_to_params(url, fn)
         span = _url_span(site, target)
         meth = method if isinstance(method, str) and method.upper() in HTTP_METHODS else "UNKNOWN"
-        return finish(idx.facts.path, span, site.span, meth.upper(), url, base_len, via)
+        if target.kind == "wrapper" and target.wrapper is not None:
+            channel, unknown, implicit = target.wrapper.channel, target.wrapper.base_unknown, target.wrapper.implicit
+        else:
+            channel = target.channel or _channel_of(idx.facts.path, url, base_len, target)
+            unknown, implicit = target.base_unknown, target.implicit
+        return finish(idx.facts.path, span, site.span, meth.upper(), url, base_len, via, channel,
+                      self._api_hosts(idx), implicit or unknown)
+
+    def _api_hosts(self, idx: "_FileIndex") -> frozenset[str]:
+        """Hosts this file's base constants name: an absolute URL to one of them is the API."""
+        hosts = idx.api_hosts
+        if hosts is None:
+            found = set()
+            for name, expr in idx.facts.constants:
+                if expr and type(expr[0]) is Lit and BASEISH.search(name.rpartition(".")[2]):
+                    host = host_of(expr[0].text)  # type: ignore[union-attr]
+                    if host:
+                        found.add(host.lower())
+            for c in idx.facts.clients:
+                if c.base and type(c.base[0]) is Lit:
+                    host = host_of(c.base[0].text)  # type: ignore[union-attr]
+                    if host:
+                        found.add(host.lower())
+            hosts = idx.api_hosts = frozenset(found)
+        return hosts
 
 
 # ---------------------------------------------------------------------- helpers
@@ -555,7 +845,7 @@ class Linker:
 
 class _FileIndex:
     __slots__ = ("facts", "imports", "exports", "star_exports", "constants", "functions",
-                 "clients", "calls_by_scope", "locals")
+                 "clients", "calls_by_scope", "locals", "classes", "api_hosts")
 
     def __init__(self, facts: FileFacts) -> None:
         self.facts = facts
@@ -565,6 +855,7 @@ class _FileIndex:
         self.constants = dict(facts.constants)
         self.functions = {f.name: f for f in facts.functions}
         self.clients = {(c.name, c.scope): c for c in facts.clients}
+        self.classes = {c.name: c.bases for c in facts.classes}
         by_scope: dict[str, list[CallSite]] = {}
         for c in facts.calls:
             if c.scope is not None:
@@ -575,62 +866,143 @@ class _FileIndex:
         names.update(f.name.split(".")[0] for f in facts.functions)
         names.update(c.name for c in facts.clients)
         self.locals = names
+        self.api_hosts: frozenset[str] | None = None
+
+
+def _flat(url: UrlExpr) -> list[Part]:
+    """The parts of a URL expression with conditional options and builder calls opened."""
+    out: list[Part] = []
+    for p in url:
+        t = type(p)
+        if t is Alt:
+            for o in p.options:  # type: ignore[union-attr]
+                out.extend(_flat(o))
+        elif t is Call:
+            for a in p.args:  # type: ignore[union-attr]
+                if type(a) is StrVal:
+                    out.extend(_flat(a.expr))  # type: ignore[union-attr]
+        else:
+            out.append(p)
+    return out
+
+
+def _starts_with_slash(v: ArgVal) -> bool:
+    return type(v) is StrVal and bool(v.expr) and type(v.expr[0]) is Lit and v.expr[0].text.startswith("/")  # type: ignore[union-attr]
+
+
+def _key_of(v: ArgVal) -> ArgVal | None:
+    """The URL an SWR-style key stands for: the first item of a key array, what a key
+    function returns."""
+    for _ in range(3):
+        if type(v) is FnVal:
+            v = v.returns  # type: ignore[union-attr,assignment]
+        elif type(v) is ObjVal and v.get("0") is not None and v.get("url") is None and v.get("path") is None:  # type: ignore[union-attr]
+            v = v.get("0")  # type: ignore[union-attr,assignment]
+        else:
+            break
+    return v
 
 
 def _object_request(site: CallSite) -> bool:
     for a in site.args:
-        if isinstance(a, ObjVal) and (a.get("path") or a.get("url")) is not None:
-            m = a.get("method")
-            if isinstance(m, StrVal) and (_method_from_value(m) or any(isinstance(p, Arg) for p in m.expr)):
+        if type(a) is ObjVal and (a.get("path") or a.get("url")) is not None:  # type: ignore[union-attr]
+            m = a.get("method")  # type: ignore[union-attr]
+            if type(m) is StrVal and (_method_from_value(m) or any(type(p) is Arg for p in m.expr)):  # type: ignore[union-attr]
                 return True
     return False
 
 
 def _method_from_value(val: object) -> object:
-    if isinstance(val, StrVal):
-        if len(val.expr) == 1:
-            p = val.expr[0]
-            if isinstance(p, Lit) and p.text.upper() in HTTP_METHODS:
+    if type(val) is StrVal:
+        if len(val.expr) == 1:  # type: ignore[attr-defined]
+            p = val.expr[0]  # type: ignore[attr-defined]
+            if type(p) is Lit and p.text.upper() in HTTP_METHODS:
                 return p.text.upper()
-            if isinstance(p, Arg):
+            if type(p) is Arg:
                 return p
     return None
 
 
 def _arg_value(site: CallSite, arg: Arg, params: tuple[str, ...]) -> ArgVal | None:
+    return _value_of(site.args, site.kwargs, arg, params)
+
+
+def _value_of(args: tuple[ArgVal, ...], kwargs: tuple[tuple[str, ArgVal], ...], arg: Arg,
+              params: tuple[str, ...]) -> ArgVal | None:
+    """The caller's value for a parameter (a field of it, for a destructured parameter):
+    None when the caller surely leaves it out, ``OtherVal`` when it cannot be seen."""
     val: ArgVal | None = None
-    if arg.index < len(site.args):
-        val = site.args[arg.index]
+    if arg.index < len(args):
+        val = args[arg.index]
     elif arg.index < len(params):
-        val = dict(site.kwargs).get(params[arg.index])
+        val = dict(kwargs).get(params[arg.index])
     if val is None:
         return None
     if arg.field is not None:
-        if isinstance(val, ObjVal):
-            return val.get(arg.field)
-        return None
+        if type(val) is ObjVal:
+            return val.get(arg.field)  # type: ignore[union-attr]
+        if type(val) is StrVal and len(val.expr) == 1 and type(val.expr[0]) is Arg:  # type: ignore[union-attr]
+            inner = val.expr[0]  # type: ignore[union-attr]
+            return StrVal((Arg(inner.index, f"{inner.field}.{arg.field}" if inner.field else arg.field),), val.span)
+        return OtherVal(val.span)
     return val
 
 
 def _substitute(url: UrlExpr, site: CallSite, params: tuple[str, ...]) -> UrlExpr | None:
+    return _substitute_args(url, site.args, site.kwargs, params)
+
+
+def _substitute_args(url: UrlExpr, args: tuple[ArgVal, ...], kwargs: tuple[tuple[str, ArgVal], ...],
+                     params: tuple[str, ...]) -> UrlExpr | None:
+    """``url`` with the caller's values in place of its ``Arg`` parts (None: the caller
+    does not pass the path)."""
     out: list[Part] = []
     for part in url:
-        if isinstance(part, Arg):
-            val = _arg_value(site, part, params)
-            if isinstance(val, StrVal):
-                out.extend(val.expr)
+        t = type(part)
+        if t is Arg:
+            val = _value_of(args, kwargs, part, params)  # type: ignore[arg-type]
+            if type(val) is StrVal:
+                out.extend(val.expr)  # type: ignore[union-attr]
             elif val is None:
                 return None
             else:
                 out.append(Unknown("the wrapper's path argument is not a string expression"))
+        elif t is Alt:
+            options = []
+            for o in part.options:  # type: ignore[union-attr]
+                got = _substitute_args(o, args, kwargs, params)
+                options.append(got if got is not None else ())
+            out.append(Alt(tuple(options)))
+        elif t is Call:
+            new_args = []
+            for a in part.args:  # type: ignore[union-attr]
+                if type(a) is StrVal:
+                    got = _substitute_args(a.expr, args, kwargs, params)  # type: ignore[union-attr]
+                    new_args.append(StrVal(got, a.span) if got is not None else OtherVal(a.span))  # type: ignore[union-attr]
+                else:
+                    new_args.append(a)
+            out.append(Call(part.callee, tuple(new_args), part.name))  # type: ignore[union-attr]
         else:
             out.append(part)
     return tuple(out)
 
 
+def _args_to_params(url: UrlExpr, fn: FunctionDef | None) -> UrlExpr:
+    out: list[Part] = []
+    for p in url:
+        t = type(p)
+        if t is Arg:
+            out.append(Param(_arg_label(p, fn)))  # type: ignore[arg-type]
+        elif t is Alt:
+            out.append(Alt(tuple(_args_to_params(o, fn) for o in p.options)))  # type: ignore[union-attr]
+        else:
+            out.append(p)
+    return tuple(out)
+
+
 def _arg_label(arg: Arg, fn: FunctionDef | None) -> str:
     if arg.field:
-        return arg.field
+        return arg.field.rpartition(".")[2]
     if fn is not None and arg.index < len(fn.params):
         return fn.params[arg.index].strip("{}.").split(",")[0] or "param"
     return "param"
@@ -639,19 +1011,26 @@ def _arg_label(arg: Arg, fn: FunctionDef | None) -> str:
 def _url_span(site: CallSite, target: _Target) -> Span:
     """The span of the URL expression at the outermost call site."""
     if target.kind == "wrapper" and target.wrapper is not None:
-        for part in target.wrapper.url:
-            if isinstance(part, Arg):
-                val = _arg_value(site, part, target.wrapper.params)
-                if val is not None:
+        for part in _flat(target.wrapper.url):
+            if type(part) is Arg:
+                val = _arg_value(site, part, target.wrapper.params)  # type: ignore[arg-type]
+                if val is not None and type(val) is not OtherVal:
                     return val.span
+    if target.kind == "openapi-react-query" and len(site.args) > 1:
+        return site.args[1].span
     for a in site.args:
-        if isinstance(a, StrVal) and target.kind not in ("requests", "httpx", "aiohttp", "superagent") or (
-                isinstance(a, StrVal) and not _method_from_value(a)):
-            return a.span
-        if isinstance(a, ObjVal):
-            v = a.get("url") or a.get("path")
-            if v is not None:
-                return v.span
+        key = _key_of(a) if target.kind == "hook" else a
+        if type(key) is StrVal and (target.kind not in ("requests", "httpx", "aiohttp", "superagent")
+                                    or not _method_from_value(key)):
+            return key.span  # type: ignore[union-attr]
+        if type(a) is ObjVal:
+            v = a.get("url") or a.get("path")  # type: ignore[union-attr]
+            if target.kind == "rtk":
+                q = a.get("query")  # type: ignore[union-attr]
+                q = q.returns if type(q) is FnVal else q  # type: ignore[union-attr]
+                v = q.get("url") if type(q) is ObjVal else q  # type: ignore[union-attr]
+            if v is not None and type(v) is not OtherVal:
+                return v.span  # type: ignore[union-attr]
     for k, v in site.kwargs:
         if k == "url":
             return v.span
@@ -659,170 +1038,96 @@ def _url_span(site: CallSite, target: _Target) -> Span:
 
 
 def _forwards_path(url: UrlExpr, base_len: int) -> bool:
-    """True when an Arg supplies the path itself (``${API_ROOT}${url}``, ``BASE + '/' + path``),
-    not one segment or a query value of a literal path (``/articles/${slug}``,
-    ``/orders?limit=${n}``)."""
+    """True when an Arg supplies the path itself (``${API_ROOT}${url}``, ``BASE + '/' + path``,
+    ``getQueryPath(path)``), not one segment or a query value of a literal path
+    (``/articles/${slug}``, ``/orders?limit=${n}``)."""
     text_before = ""
     for part in url[base_len:]:
-        if isinstance(part, Arg):
+        t = type(part)
+        if t is Arg:
             return not text_before.strip("/")
-        text_before += part.text if isinstance(part, Lit) else "x"
+        if t is Call or t is Alt:
+            if any(type(p) is Arg for p in _flat((part,))):
+                return not text_before.strip("/")
+            text_before += "x"
+        else:
+            text_before += part.text if t is Lit else "x"  # type: ignore[union-attr]
     return False
 
 
 def _join_base(base: UrlExpr, path: UrlExpr) -> UrlExpr:
     """``base`` + ``path`` the way clients join them (an absolute URL replaces the base).
     The parts stay separate so the caller knows where the base ends."""
-    if path and isinstance(path[0], Lit) and SCHEME.match(path[0].text):
+    if path and type(path[0]) is Lit and SCHEME.match(path[0].text):  # type: ignore[union-attr]
         return path
-    if path and isinstance(path[0], Lit) and base and isinstance(base[-1], Lit):
-        left, right = base[-1].text, path[0].text
+    if path and type(path[0]) is Lit and base and type(base[-1]) is Lit:
+        left, right = base[-1].text, path[0].text  # type: ignore[union-attr]
         if left.endswith("/") and right.startswith("/"):
             right = right[1:]
         elif not left.endswith("/") and not right.startswith("/") and right:
             right = "/" + right
         return base + (Lit(right),) + path[1:]
-    if path and isinstance(path[0], Lit) and not path[0].text.startswith("/"):
-        return base + (Lit("/" + path[0].text),) + path[1:]
+    if path and type(path[0]) is Lit and not path[0].text.startswith("/"):  # type: ignore[union-attr]
+        return base + (Lit("/" + path[0].text),) + path[1:]  # type: ignore[union-attr]
     return base + path
 
 
 def _leading_base_len(original: UrlExpr, linker: Linker, idx: _FileIndex, scope: str | None) -> int:
-    """When the URL starts with a reference (``${API_ROOT}/x``), the parts that reference
-    resolved to form the base."""
-    if original and isinstance(original[0], (Ref, Env)):
+    """When the URL starts with a reference (``${API_ROOT}/x``) or a URL builder, the parts
+    that reference resolved to form the base."""
+    if original and type(original[0]) in (Ref, Env):
         first = original[0]
-        if isinstance(first, Ref):
+        if type(first) is Ref:
             r = linker.resolve_expr(idx.facts.path, (first,), scope)
             return len(r)
         return 1
     return 0
 
 
+def _channel_of(path: str, url: UrlExpr, base_len: int, target: _Target) -> str:
+    """The channel of a call without a client of its own: the base it starts with (an
+    environment value, a base reference), else the plain calls of its project."""
+    first = url[0] if url else None
+    if type(first) is Env:
+        return f"base:{first.name}:{project_of(path)}"  # type: ignore[union-attr]
+    if type(first) is Ref:
+        return f"base:{first.name}:{project_of(path)}"  # type: ignore[union-attr]
+    if base_len and type(first) is Lit:
+        return f"base:{first.text}:{project_of(path)}"  # type: ignore[union-attr]
+    return f"direct:{project_of(path)}"
+
+
 def finish(path: str, span: Span, call_span: Span, method: str, url: UrlExpr, base_len: int,
-           via: str) -> HttpCall | None:
-    """Turn a resolved URL expression into an ``HttpCall`` (template, relative, host)."""
-    kind, template, relative, host, reason, base_unknown = _url_of(url, base_len)
-    if kind == "skip":
+           via: str, channel: str = "", api_hosts: frozenset[str] = frozenset(), implicit: bool = False
+           ) -> HttpCall | None:
+    """Turn a resolved URL expression into an ``HttpCall`` (template, relative, host; every
+    candidate path of a conditional URL)."""
+    options = expand(url, base_len)
+    if len(options) > MAX_CANDIDATES:
+        return HttpCall(path, span, call_span, method, None,
+                        reason=f"a conditional URL with more than {MAX_CANDIDATES} candidate paths",
+                        via=via, channel=channel)
+    results = []
+    for u, bl in options:
+        r = url_of(u, bl)
+        if r.kind == "skip":
+            continue
+        if r.external and r.host is not None and r.host.lower() in api_hosts:
+            r = r._replace(external=False)
+        if r.external:
+            r = r._replace(template=None, relative=None, reason=f"external host {r.host}")
+        results.append(r)
+    if not results:
         return None
-    return HttpCall(path, span, call_span, method, template, relative=relative, host=host, reason=reason,
-                    via=via, base_unknown=base_unknown)
-
-
-@lru_cache(maxsize=1 << 16)
-def _url_of(url: UrlExpr, base_len: int) -> tuple[str, str | None, str | None, str | None, str | None, bool]:
-    """(kind, template, relative, host, reason, base unknown) of a resolved URL expression;
-    kind is "call" or "skip" (not an HTTP API call). A pure function of its arguments,
-    memoized: the same URL expressions come back across a workspace."""
-
-    def unresolved(reason: str) -> tuple:
-        return "call", None, None, None, reason, False
-
-    seq = list(url)
-    if not seq:
-        return unresolved("the URL is empty")
-    first = seq[0]
-    dropped_base = False
-    if isinstance(first, Env) or (isinstance(first, Ref) and BASEISH.search(first.name)):
-        # a base that cannot be seen statically (environment, configuration): dropped
-        seq = seq[1:]
-        base_len = max(0, base_len - 1)
-        dropped_base = True
-        if not seq:
-            return unresolved(f"the URL is only the base {_describe(first)}")
-    elif isinstance(first, Unknown):
-        return unresolved(first.why)
-    elif isinstance(first, (Ref, Param)):
-        return unresolved(f"the URL starts with {_describe(first)}, which specward cannot resolve")
-    elif isinstance(first, Arg):
-        return unresolved("the URL is a parameter of the enclosing function")
-    if base_len or dropped_base:
-        nxt = seq[base_len] if base_len < len(seq) else None
-        if nxt is not None and not isinstance(nxt, Lit):
-            # base + a whole path only known at run time: `${API}${endpoint}`
-            return unresolved(f"the path after the base is {_describe(nxt)}, which specward cannot resolve")
-    full = _render(seq)
-    base_text = _render(seq[:base_len])
-    host = None
-    m = SCHEME.match(full)
-    if m:
-        if m.group(1).lower() not in ("http", "https"):
-            return "skip", None, None, None, None, False  # ws:, mailto:, data:, blob: are not HTTP API calls
-        after = full[m.end():]
-        slash = after.find("/")
-        host = after if slash < 0 else after[:slash]
-        cut = m.end() + (len(after) if slash < 0 else slash)
-        full = full[cut:] or "/"
-        base_text = base_text[cut:] if len(base_text) >= cut else ""
-        if not base_len and not dropped_base and not _local_host(host):
-            return "call", None, None, host, f"external host {host}", False
-    elif full.startswith("//"):
-        return unresolved("protocol-relative URL to another host")
-    for sep in ("?", "#"):
-        cut = full.find(sep)
-        if cut >= 0:
-            full = full[:cut]
-    if not full.startswith("/"):
-        if not dropped_base:
-            return unresolved(f"relative URL {full!r} depends on the page's address")
-        full = "/" + full
-    template = normalize(full)
-    relative = None
-    base_path = normalize(base_text.split("?")[0]) if base_text else ""
-    if base_path not in ("", "/") and template.startswith(base_path):
-        relative = normalize("/" + template[len(base_path):].lstrip("/"))
-    elif dropped_base or base_len:
-        relative = template
-    return "call", template, relative, host, None, dropped_base
-
-
-def _render(parts: Iterable[Part]) -> str:
-    out = []
-    for part in parts:
-        if isinstance(part, Lit):
-            out.append(part.text.replace("{", "%7B").replace("}", "%7D"))
-        else:
-            out.append("{" + _param_name(part) + "}")
-    return "".join(out)
-
-
-def _local_host(host: str) -> bool:
-    h = host.split("@")[-1].split(":")[0].lower()
-    return h in ("localhost", "127.0.0.1", "0.0.0.0", "[::1]") or h.startswith("{")
-
-
-def _param_name(part: Part) -> str:
-    if isinstance(part, Param):
-        name = part.name
-    elif isinstance(part, (Ref, Env)):
-        name = part.name.rpartition(".")[2]
-    else:
-        name = "param"
-    if not (name.isascii() and name.isidentifier()):
-        name = _NOT_NAME.sub("", name)
-    return name or "param"
-
-
-def _describe(part: Part) -> str:
-    if isinstance(part, Env):
-        return f"environment value {part.name}"
-    if isinstance(part, Ref):
-        return f"`{part.name}`"
-    if isinstance(part, Param):
-        return f"a dynamic value ({part.name})"
-    if isinstance(part, Unknown):
-        return f"a value specward cannot see ({part.why})"
-    return "a parameter of the enclosing function"
-
-
-_DUP_SLASH = re.compile(r"/{2,}")
-_NOT_NAME = re.compile(r"[^A-Za-z0-9_]")
-
-
-def normalize(path: str) -> str:
-    """Collapse duplicate slashes, strip a trailing slash, decode nothing."""
-    if "//" in path:
-        path = _DUP_SLASH.sub("/", path)
-    if len(path) > 1 and path.endswith("/"):
-        path = path.rstrip("/") or "/"
-    return path
+    seen: set = set()
+    unique = []
+    for r in results:
+        key = (r.template, r.relative, r.reason)
+        if key not in seen:
+            seen.add(key)
+            unique.append(r)
+    main = next((r for r in unique if r.template is not None), unique[0])
+    candidates = tuple((r.template, r.relative, r.reason) for r in unique) if len(unique) > 1 else ()
+    return HttpCall(path, span, call_span, method, main.template, relative=main.relative, host=main.host,
+                    reason=main.reason, via=via, base_unknown=any(r.base_unknown for r in unique),
+                    channel=channel, candidates=candidates, implicit=implicit)

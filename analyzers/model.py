@@ -82,12 +82,34 @@ class Env:
 
 @dataclass(frozen=True)
 class Unknown:
-    """Something that cannot be resolved statically (a call result, a ternary, ...)."""
+    """Something that cannot be resolved statically (a call result, a variable, ...)."""
 
     why: str
 
 
-Part = Union[Lit, Ref, Param, Arg, Env, Unknown]
+@dataclass(frozen=True)
+class Alt:
+    """A conditional piece: one of ``options`` (``cond ? '/a' : '/b'``, ``'/posts' + (mine ?
+    '/mine' : '')``, ``x ?? '/default'``, Python ``a if c else b``). A branch that sends no
+    request (``null``/``undefined``/``None``) is left out; an empty string is an empty
+    option."""
+
+    options: tuple["UrlExpr", ...]
+
+
+@dataclass(frozen=True)
+class Call:
+    """A call of a function inside a URL expression (``getQueryPath(path)``,
+    ``route('/items', { q })``, ``this.url('x')``): the linker follows it when the function
+    returns a URL built from its arguments (a URL builder), else it is ``Unknown``
+    (``computed by <callee>()``). ``callee`` is dotted as ``CallSite.callee``."""
+
+    callee: str
+    args: tuple["ArgVal", ...]
+    name: str = "param"  # the placeholder it becomes in the middle of a path when not followed
+
+
+Part = Union[Lit, Ref, Param, Arg, Env, Unknown, Alt, Call]
 UrlExpr = tuple[Part, ...]
 
 
@@ -102,30 +124,72 @@ class StrVal:
     span: Span
 
 
+SPREAD = "..."
+
+
 @dataclass(frozen=True)
 class ObjVal:
-    """An object literal / dict literal argument (``{ method: 'GET', path }``).
+    """An object literal / dict literal argument (``{ method: 'GET', path }``), an array
+    literal (keys ``"0"``, ``"1"``, ...), or an object known through a variable.
 
-    Only fields whose value is string-like (``StrVal``) or a nested object are kept."""
+    Only fields whose value is string-like (``StrVal``), an object or a function value are
+    kept; a spread (``...options``) is a field named ``SPREAD`` whose value is the object
+    spread (an ``ObjVal``, a ``StrVal`` of one ``Arg`` for a parameter of the enclosing
+    function, or ``OtherVal`` when it cannot be seen). Later fields win, as in JavaScript."""
 
     fields: tuple[tuple[str, "ArgVal"], ...]
     span: Span
 
     def get(self, key: str) -> "ArgVal | None":
-        for k, v in self.fields:
-            if k == key:
-                return v
-        return None
+        """The value of ``key`` (dotted for nested objects), None when the object surely has
+        no such field, ``OtherVal`` when a spread it cannot see may hold it."""
+        head, dot, rest = key.partition(".")
+        found: ArgVal | None = None
+        for k, v in reversed(self.fields):
+            if k == head:
+                found = v
+                break
+            if k == SPREAD:
+                if type(v) is ObjVal:
+                    inner = v.get(head)
+                    if inner is not None:
+                        found = inner
+                        break
+                elif type(v) is StrVal and len(v.expr) == 1 and type(v.expr[0]) is Arg:
+                    arg = v.expr[0]
+                    field = f"{arg.field}.{head}" if arg.field else head
+                    found = StrVal((Arg(arg.index, field),), v.span)
+                    break
+                else:
+                    return OtherVal(v.span)
+        if found is None or not dot:
+            return found
+        if type(found) is ObjVal:
+            return found.get(rest)
+        if type(found) is StrVal and len(found.expr) == 1 and type(found.expr[0]) is Arg:
+            arg = found.expr[0]
+            return StrVal((Arg(arg.index, f"{arg.field}.{rest}" if arg.field else rest),), found.span)
+        return OtherVal(found.span)
 
 
 @dataclass(frozen=True)
 class OtherVal:
-    """Any other argument (a function, a number, a call result)."""
+    """Any other argument (a number, a call result, something not visible)."""
 
     span: Span
 
 
-ArgVal = Union[StrVal, ObjVal, OtherVal]
+@dataclass(frozen=True)
+class FnVal:
+    """A function value (``() => '/posts'``, ``(body) => ({ url: '/posts', method: 'POST' })``):
+    what it returns when that is one visible value (an SWR key function, an RTK Query
+    ``query``), else ``returns`` is None."""
+
+    returns: "ArgVal | None"
+    span: Span
+
+
+ArgVal = Union[StrVal, ObjVal, OtherVal, FnVal]
 
 
 # --------------------------------------------------------------------------- per-file facts
@@ -164,6 +228,9 @@ class FunctionDef:
     params: tuple[str, ...]
     span: Span
     name_span: Span
+    # what the function returns when it is one visible value (an arrow's expression body, a
+    # single `return`): a URL builder returns a string built from its parameters
+    returns: "ArgVal | None" = None
 
 
 @dataclass(frozen=True)
@@ -171,16 +238,22 @@ class ClientDef:
     """A variable bound to an HTTP client instance.
 
     ``kind`` is one of ``axios``, ``ky``, ``ofetch``, ``superagent``, ``angular``,
-    ``requests``, ``httpx``, ``aiohttp``. ``name`` is the binding as callees spell it
-    (``api``, ``client``, ``this.http``, ``self.session``); ``scope`` as for ``CallSite``
-    (None for module level; class attributes like ``this.http``/``self.session`` use the
-    class name)."""
+    ``requests``, ``httpx``, ``aiohttp``, ``openapi-fetch``, or ``factory``: the value of a
+    call the linker follows (``factory`` names the callee: ``httpFactory``,
+    ``createKarakeepClient``, ``new ApiService`` for an instance of a workspace class).
+    ``name`` is the binding as callees spell it (``api``, ``client``, ``this.http``,
+    ``self.session``; ``return`` for a client a function returns); ``scope`` as for
+    ``CallSite`` (None for module level; class attributes like ``this.http``/``self.session``
+    use the class name). ``base_unknown``: the client comes from outside (a parameter typed
+    ``AxiosInstance``/``httpx.Client``, an injected service), so its base cannot be seen."""
 
     name: str
     kind: str
     base: UrlExpr | None
     span: Span
     scope: str | None = None
+    factory: str | None = None
+    base_unknown: bool = False
 
 
 @dataclass(frozen=True)
@@ -227,6 +300,16 @@ class Route:
 
 
 @dataclass(frozen=True)
+class ClassDef:
+    """A class and the classes it extends (as written: ``BaseService``, ``api.Base``), so
+    that ``this.get(...)`` finds a method inherited from another file."""
+
+    name: str
+    bases: tuple[str, ...]
+    span: Span
+
+
+@dataclass(frozen=True)
 class Finding:
     """A diagnostic in analyzer terms. ``code`` is a stable kebab-case code from
     ``analyzers.codes``; ``file`` a workspace-relative posix path; ``data`` carries plain
@@ -255,6 +338,7 @@ class FileFacts:
     calls: tuple[CallSite, ...] = ()
     routes: tuple[Route, ...] = ()
     problems: tuple[Finding, ...] = ()
+    classes: tuple[ClassDef, ...] = ()
 
 
 # --------------------------------------------------------------------------- contracts
@@ -293,3 +377,6 @@ class ContractFacts:
     endpoints: tuple[Endpoint, ...] = ()
     models: tuple[Model, ...] = ()
     findings: tuple[Finding, ...] = field(default=())
+    # False when the document could not be read as a whole (a syntax error): its endpoints,
+    # if any were recovered, still match calls, but no call is judged phantom against it
+    readable: bool = True

@@ -46,14 +46,19 @@ from tree_sitter import Node, Query, QueryCursor
 
 from .. import languages
 from ..model import (
+    SPREAD,
+    Alt,
     Arg,
     ArgVal,
+    Call,
     CallSite,
+    ClassDef,
     ClientDef,
     Definition,
     Env,
     Export,
     FileFacts,
+    FnVal,
     FunctionDef,
     Import,
     Lit,
@@ -94,7 +99,21 @@ NOT_CALLS = frozenset({"require", "import", "require.resolve"})
 # Object keys that make an object-literal argument URL-bearing.
 URL_KEYS = frozenset({"url", "path", "baseURL"})
 # Keys of a client factory's options holding the base URL.
-BASE_KEYS = ("baseURL", "baseUrl", "prefixUrl", "prefixURL")
+BASE_KEYS = ("baseURL", "baseUrl", "prefixUrl", "prefixURL", "basePath", "base_url")
+# Type names of client instances (typed parameters and fields).
+CLIENT_TYPES = {"HttpClient": "angular", "AxiosInstance": "axios", "AxiosStatic": "axios", "KyInstance": "ky",
+                "$Fetch": "ofetch"}
+# A binding to a call is recorded as a possible client when the callee or the name says so.
+_CLIENTISH = re.compile(r"client|api|http|service|sdk|request|fetcher|instance|transport|backend|rest", re.I)
+_NOT_FACTORIES = frozenset({"fetch", "require", "axios", "axios.get", "axios.post", "fetchJson", "useState",
+                            "useRef", "useContext", "ref", "reactive", "inject"})
+_BUILTIN_CLASSES = frozenset({"Date", "Map", "Set", "WeakMap", "WeakSet", "Error", "TypeError", "URL",
+                              "URLSearchParams", "FormData", "Headers", "Request", "Response", "Promise",
+                              "RegExp", "Array", "Object", "AbortController", "Blob", "File", "Event",
+                              "CustomEvent", "Proxy", "Intl.DateTimeFormat", "Intl.NumberFormat", "TextEncoder",
+                              "TextDecoder", "EventSource", "WebSocket", "Worker", "Image", "Uint8Array",
+                              "ArrayBuffer", "DataView", "Subject", "BehaviorSubject", "Observable",
+                              "HttpParams", "HttpHeaders", "EventEmitter", "FileReader", "XMLHttpRequest"})
 # Module (as imported) or global name -> client kind, for X.create()/X.extend().
 CLIENT_MODULES = {
     "axios": "axios",
@@ -113,7 +132,8 @@ _DEFINITION_KINDS = {"definition.function": "function", "definition.class": "cla
 _ROUTE_HANDLERS = frozenset(
     {"arrow_function", "function_expression", "identifier", "member_expression", "call_expression"}
 )
-_HIT = frozenset(x.encode() for x in VERBS | ENTRY_POINTS)
+_HIT = frozenset(x.encode() for x in VERBS | ENTRY_POINTS) | frozenset(
+    x.upper().encode() for x in VERBS)  # openapi-fetch: client.GET('/x')
 _ROUTE_METHODS_B = frozenset(x.encode() for x in ROUTE_METHODS)
 _NOT_CALLS_B = frozenset(x.encode() for x in NOT_CALLS)
 _ROUTE_PARAM = re.compile(r":([A-Za-z_$][\w$]*)(?:\([^)]*\))?\??")
@@ -133,8 +153,18 @@ _STRINGISH = frozenset(
         "identifier",
         "member_expression",
         "subscript_expression",
+        "ternary_expression",
     }
 ) | _WRAPPERS
+# Branches of a conditional that send no request (SWR's `cond ? key : null`).
+_NO_REQUEST = frozenset({"null", "undefined", "false"})
+# Calls that only encode a dynamic value: a path parameter, not a URL builder.
+_ENCODERS = frozenset({"encodeURIComponent", "encodeURI", "String", "escape", "Number", "parseInt"})
+# String methods whose result keeps the receiver's path: `'/t/{id}'.replace('{id}', id)`.
+_KEEPS_PATH = frozenset({"replace", "replaceAll", "toString", "trim", "valueOf", "toLowerCase", "normalize"})
+# React/Vue memo helpers: their value is what the callback returns.
+_MEMOS = frozenset({"useMemo", "React.useMemo", "computed", "useComputed"})
+MAX_ALTERNATIVES = 8
 # Whole-argument expressions whose value is a URL we cannot see: Unknown(reason).
 _COMPUTED = frozenset(
     {"call_expression", "ternary_expression", "await_expression", "new_expression"}
@@ -208,7 +238,7 @@ class _Fn:
     """A function-like node: its parameters (lazily), local declarations, enclosing function
     and, when it is a ``FunctionDef``, its qualified name."""
 
-    __slots__ = ("node", "id", "start", "end", "parent", "name", "named", "locals", "_params")
+    __slots__ = ("node", "id", "start", "end", "parent", "name", "named", "locals", "_params", "returns")
 
     def __init__(self, node: Node, start: int, end: int) -> None:
         self.node = node
@@ -218,8 +248,11 @@ class _Fn:
         self.parent: _Fn | None = None
         self.name: str | None = None
         self.named: _Fn | None = None  # innermost named function (self included)
-        self.locals: dict[str, tuple[Node, bool]] = {}
+        # name -> (initializer, const?, key): key None for `const x = v`, the field for
+        # `const { key: x } = v`, ("...", keys taken) for `const { a, ...x } = v`
+        self.locals: dict[str, tuple[Node, bool, object]] = {}
         self._params: dict[str, tuple[int, str | None]] | None = None
+        self.returns: list[Node] = []  # expressions of its `return` statements
 
 
 # Match kinds: the first of these capture names a match has (the last, "export", when none).
@@ -227,6 +260,8 @@ _KINDS = (
     "call",
     "scope",
     "local.name",
+    "local.pattern",
+    "return.value",
     "assigned",
     "function",
     "function.default",
@@ -243,6 +278,9 @@ _KINDS = (
     "angular.name",
     "server.name",
     "enum.member",
+    "bind",
+    "this.field",
+    "field.name",
 )
 
 
@@ -290,6 +328,36 @@ def _queries(grammar: str) -> tuple:
     return qs
 
 
+_LOGGED = frozenset({"import.source", "assigned", "server.name", "client"})
+_NAMES = re.compile(r"[A-Za-z_$][\w$]*")
+
+
+def _dispatched(steps: tuple, targets: list[Node], whole: bool):
+    """``(query, kinds, module-level?, pattern index, captures)`` of every match, query by
+    query in dispatch order, over the whole tree (``targets`` is ``[root]``) or over some
+    top-level statements (in source order, module-level patterns rooted at each)."""
+    for q, kinds, top in steps:
+        for node in targets:
+            cursor = QueryCursor(q)
+            if top:
+                # module-level patterns are rooted at children of `program`
+                cursor.set_max_start_depth(1 if whole else 0)
+            for pi, c in cursor.matches(node):
+                yield q, kinds, top, pi, c
+
+
+def first_angular(clients: list[ClientDef]) -> list[ClientDef]:
+    """Angular clients (injected ``this.x`` of a class), the first of each (class, name)."""
+    seen: set[tuple[str | None, str]] = set()
+    out = []
+    for cd in clients:
+        key = (cd.scope, cd.name)
+        if key not in seen:
+            seen.add(key)
+            out.append(cd)
+    return out
+
+
 def _start(n: Node) -> int:
     return n.start_byte
 
@@ -311,6 +379,7 @@ class EcmaCollector:
         self.clients: list[ClientDef] = []
         self.calls: list[CallSite] = []
         self.routes: list[Route] = []
+        self.classes: list[ClassDef] = []
 
     # ------------------------------------------------------------------ result
 
@@ -329,6 +398,7 @@ class EcmaCollector:
             clients=by_span(self.clients),
             calls=by_span(self.calls),
             routes=by_span(self.routes),
+            classes=by_span(self.classes),
         )
 
     # ------------------------------------------------------------------ one program
@@ -339,19 +409,61 @@ class EcmaCollector:
         _Program(self, src, grammar, base, key).run()
 
 
+class _Recorded(dict):
+    """A module-level table (``import_modules``) that logs each entry written, with the
+    position of the match being dispatched, when its program records contributions."""
+
+    __slots__ = ("program",)
+
+    def __setitem__(self, key, value) -> None:
+        log = self.program.log
+        if log is not None:
+            log.append((self.program.pos, "import", (key, value)))
+        super().__setitem__(key, value)
+
+
 class _Program:
-    def __init__(self, out: EcmaCollector, src: bytes, grammar: str, base: int, key: str | None = None) -> None:
+    """One parsed program: dispatches the query matches, then turns them into facts.
+
+    Cross-statement tables: facts of one top-level statement depend on the others only
+    through ``import_modules``, ``assigned`` (read for locals that are not ``const``),
+    ``servers`` (written while dispatching) and
+    the clients created before it (``on_client`` looks them up); ``angular`` clients are
+    deduplicated across the file. ``extract/incremental.py`` relies on this list: a table
+    read across statements that is not in it breaks incremental extraction (its tests
+    compare it with a full extraction). With ``log`` set, dispatching records each
+    statement's contributions to the tables as ``(position, kind, value)``.
+
+    ``tree``: an already parsed tree (else parsed here, incrementally by ``key``);
+    ``nodes``: dispatch only these top-level statements instead of the whole tree;
+    ``context``: ``(import_modules, assigned, servers)`` of the whole file, replacing what
+    dispatching ``nodes`` found (they are only part of the file)."""
+
+    def __init__(self, out: EcmaCollector, src: bytes, grammar: str, base: int, key: str | None = None,
+                 tree=None, nodes: list[Node] | None = None, context: tuple | None = None,
+                 log: list | None = None) -> None:
         self.out = out
         self.key = key
         self.src = src
         self.grammar = grammar
         self.base = base
+        self.tree = tree
+        self.nodes = nodes
+        self.context = context
+        self.log = log
+        self.pos = 0  # start of the match being dispatched (for ``log``)
+        self.angular: list[ClientDef] = []  # before deduplication
+        self.servers: dict[str, str] = {}
         self.fns: list[_Fn] = []
         self.fn_starts: list[int] = []
         self.fn_by_id: dict[int, _Fn] = {}
         self.assigned: set[str] = set()
-        self.import_modules: dict[str, str] = {}
+        self.import_modules: dict[str, str] = _Recorded()
+        self.import_modules.program = self
         self.classes: list[tuple[int, int, str]] = []
+        # (function node, parameter name, type as written, injected?) of parameters typed as
+        # a client, or injected into a constructor (`private readonly api: ApiService`)
+        self.typed: list[tuple[Node, str, str, bool]] = []
         # names (bytes) an identifier argument must have to possibly evaluate to an Arg or an
         # inlined local: parameters of named functions and locals of any function
         self.maybe: set[bytes] = set()
@@ -482,6 +594,40 @@ class _Program:
                 out.append(info)
         return out
 
+    def pattern_binds(self, pat: Node) -> list[tuple[str, object]]:
+        """(bound name, key) of an object pattern: the key destructured, or ("...", keys
+        taken) for a rest element."""
+        out: list[tuple[str, object]] = []
+        keys: list[str] = []
+        for c in pat.named_children:
+            ct = c.type
+            if ct == "shorthand_property_identifier_pattern":
+                k = self.text(c)
+                keys.append(k)
+                out.append((k, k))
+            elif ct == "object_assignment_pattern":
+                left = c.child_by_field_name("left")
+                if left is not None:
+                    k = self.text(left)
+                    keys.append(k)
+                    out.append((k, k))
+            elif ct == "pair_pattern":
+                key = c.child_by_field_name("key")
+                val = c.child_by_field_name("value")
+                k = self.key_text(key) if key is not None else None
+                if k is None:
+                    continue
+                keys.append(k)
+                if val is not None and val.type == "assignment_pattern":
+                    val = val.child_by_field_name("left")
+                if val is not None and val.type == "identifier":
+                    out.append((self.text(val), k))
+            elif ct == "rest_pattern":
+                inner = c.named_child(0)
+                if inner is not None and inner.type == "identifier":
+                    out.append((self.text(inner), (SPREAD, tuple(keys))))
+        return out
+
     def param_info(self, n: Node) -> tuple[str, list[tuple[str, str | None]]] | None:
         t = n.type
         if t in ("required_parameter", "optional_parameter"):
@@ -569,6 +715,12 @@ class _Program:
                         parts.append(Lit(self.text(side)))
                         continue
                     r = self.ev(side, rec, scope, depth + 1) if side.type in _STRINGISH else None
+                    if r is None and side.type == "call_expression":
+                        c = self.call_expr(side, rec, scope, depth + 1)
+                        if c is not None:
+                            stringy = stringy or type(c[0]) is not Param
+                            parts.extend(c)
+                            continue
                     if r is None:
                         parts.append(Param(self.subst_name(side)))
                     else:
@@ -577,16 +729,70 @@ class _Program:
                 return merge(parts) if stringy else None
             if o == "||" or o == "??":
                 r = self.ev(left, rec, scope, depth + 1) if left.type in _STRINGISH else None
+                if r is None and left.type == "call_expression":
+                    r = self.call_expr(left, rec, scope, depth + 1)
+                if r is not None and len(r) == 1 and type(r[0]) in (Param, Unknown, Call) and right.type in _STRINGISH:
+                    # `x ?? '/default'`, `${id ?? ''}`: either value
+                    other = self.ev(right, rec, scope, depth + 1)
+                    if other is not None:
+                        return (Alt((r, other)),)
                 if r is None and right.type in _STRINGISH:
                     r = self.ev(right, rec, scope, depth + 1)
                 return r
             return None
+        if t == "ternary_expression":
+            options: list[UrlExpr] = []
+            for side in (n.child_by_field_name("consequence"), n.child_by_field_name("alternative")):
+                if side is None:
+                    return None
+                inner = _unwrap(side)
+                if inner.type in _NO_REQUEST or (inner.type == "identifier" and self.text(inner) == "undefined"):
+                    continue
+                r = self.ev(inner, rec, scope, depth + 1) if inner.type in _STRINGISH and depth < 12 else None
+                if r is None:
+                    return None
+                options.extend(o.options if len(r) == 1 and type(r[0]) is Alt else (r,))  # type: ignore[union-attr]
+            if not options:
+                return None
+            if len(options) == 1:
+                return options[0]
+            return (Alt(tuple(options)),)
         if t in _WRAPPERS:
             inner = n.named_child(0)
             if inner is None:
                 return None
             return self.ev(inner, rec, scope, depth + 1)
         return None
+
+    def call_expr(self, n: Node, rec: _Fn | None, scope: _Fn | None, depth: int) -> UrlExpr | None:
+        """A call inside a URL expression: the receiver for string methods that keep the
+        path (``'/t/{id}'.replace('{id}', id)``), a parameter for encoders, a ``Call`` the
+        linker may follow (a URL builder), None for a callee that is not a plain name."""
+        fn = n.child_by_field_name("function")
+        args_node = n.child_by_field_name("arguments")
+        if fn is None or args_node is None or depth > 12:
+            return None
+        if fn.type == "await_expression":  # `await f<T>(x)` as the TypeScript grammar reads it
+            inner = fn.named_child(0)
+            if inner is None:
+                return None
+            fn = inner
+        name = self.subst_name(args_node)
+        if fn.type == "member_expression":
+            prop = fn.child_by_field_name("property")
+            obj = fn.child_by_field_name("object")
+            if prop is not None and obj is not None and self.text(prop) in _KEEPS_PATH and obj.type in _STRINGISH:
+                r = self.ev(obj, rec, scope, depth + 1)
+                if r is not None and not (len(r) == 1 and type(r[0]) in (Ref, Unknown)):
+                    return r
+        segs = self.dotted(fn)
+        if segs is None:
+            return None
+        callee = ".".join(segs)
+        if callee in _ENCODERS:
+            return (Param(name),)
+        args = tuple([self.value(a, rec, scope, depth + 1) for a in args_node.named_children if a.type != "comment"])
+        return (Call(callee, args, name),)
 
     def template(self, n: Node, rec: _Fn | None, scope: _Fn | None, depth: int) -> UrlExpr:
         parts: list[Part] = []
@@ -602,6 +808,8 @@ class _Program:
                 r = None
                 if e is not None and e.type in _STRINGISH and depth < 12:
                     r = self.ev(e, rec, scope, depth + 1)
+                elif e is not None and e.type == "call_expression":
+                    r = self.call_expr(e, rec, scope, depth + 1)
                 if r is None or any(type(p) is Unknown for p in r):
                     r = (Param(self.subst_name(e)),)
                 parts.extend(r)
@@ -614,9 +822,14 @@ class _Program:
         while r is not None:
             loc = r.locals.get(name)
             if loc is not None:
-                value, is_const = loc
+                value, is_const, key = loc
                 if not is_const and name in self.assigned:
                     return (Unknown(f"reassigned variable {name}"),)
+                if key is not None or value.type == "call_expression":
+                    v = self.local_value(loc, r, scope, depth + 1)
+                    if type(v) is StrVal:
+                        return v.expr  # type: ignore[union-attr]
+                    return (Unknown(f"value of {name}" if key is not None else self.reason(value)),)
                 if depth < 12 and value.type in _STRINGISH:
                     res = self.ev(value, r, scope, depth + 1)
                     if res is not None:
@@ -641,8 +854,22 @@ class _Program:
         head = segs[0]
         r = rec
         while r is not None:
-            if head in r.locals:
-                break
+            loc = r.locals.get(head)
+            if loc is not None:
+                # `options.path` of a local object (`const options = { path: ... }`)
+                if loc[1] or head not in self.assigned:
+                    v = self.local_value(loc, r, scope, 1)
+                    if type(v) is ObjVal:
+                        v = v.get(".".join(segs[1:]))  # type: ignore[union-attr]
+                    elif type(v) is StrVal and len(v.expr) == 1 and type(v.expr[0]) is Arg:  # type: ignore[union-attr]
+                        a = v.expr[0]  # type: ignore[union-attr]
+                        rest = ".".join(segs[1:])
+                        return (Arg(a.index, f"{a.field}.{rest}" if a.field else rest),)
+                    else:
+                        v = None
+                    if type(v) is StrVal:
+                        return v.expr  # type: ignore[union-attr]
+                return (Param(segs[-1]),)
             p = self.params(r).get(head)
             if p is not None:
                 if r is scope:
@@ -668,19 +895,115 @@ class _Program:
         return t.replace("_", " ")
 
     def arg(self, n: Node, rec: _Fn | None, scope: _Fn | None) -> ArgVal:
+        return self.value(n, rec, scope, 0)
+
+    def value(self, n: Node, rec: _Fn | None, scope: _Fn | None, depth: int = 0) -> ArgVal:
+        """Any expression as an argument value: string-like, object (also through a local
+        variable, a destructuring or a memo hook), array, function value, or other."""
         t = n.type
-        if t == "object":
-            return self.obj(n, rec, scope, 0)
         base = self.base
+        sp = Span(base + n.start_byte, base + n.end_byte)
+        if depth > 12:
+            return OtherVal(sp)
+        if t == "object":
+            return self.obj(n, rec, scope, depth)
+        if t == "identifier" or t == "shorthand_property_identifier":
+            name = self.src[n.start_byte : n.end_byte].decode("utf-8", "replace")
+            r = rec
+            while r is not None:
+                loc = r.locals.get(name)
+                if loc is not None:
+                    if not loc[1] and name in self.assigned:
+                        break
+                    v = self.local_value(loc, r, scope, depth + 1)
+                    if type(v) is StrVal:
+                        return StrVal(v.expr, sp)  # type: ignore[union-attr]
+                    if v is not None:
+                        return v
+                    break
+                if name in self.params(r):
+                    break
+                r = r.parent
+            got = self.ident(name, rec, scope, depth)
+            if got is None:
+                return OtherVal(sp)
+            if len(got) == 1 and type(got[0]) is Param:
+                got = (Unknown(f"value of {name}"),)
+            return StrVal(got, sp)
+        elif t in _WRAPPERS or t == "await_expression":
+            inner = n.named_child(0)
+            if inner is not None and inner.type != "comment":
+                v = self.value(inner, rec, scope, depth + 1)
+                return StrVal(v.expr, sp) if type(v) is StrVal else v  # type: ignore[union-attr]
+        elif t == "array":
+            items = [c for c in n.named_children if c.type != "comment"]
+            return ObjVal(tuple([(str(i), self.value(c, rec, scope, depth + 1)) for i, c in enumerate(items[:8])]), sp)
+        elif t in _FUNCTION_NODES:
+            return FnVal(self.returned(n, depth + 1), sp)
+        elif t == "call_expression":
+            fn = n.child_by_field_name("function")
+            args = n.child_by_field_name("arguments")
+            if fn is not None and args is not None and self.text(fn) in _MEMOS:
+                first = next((a for a in args.named_children if a.type != "comment"), None)
+                if first is not None and first.type in _FUNCTION_NODES:
+                    got = self.returned(first, depth + 1)
+                    return got if got is not None else OtherVal(sp)
+            r = self.call_expr(n, rec, scope, depth + 1)
+            if r is not None:
+                return StrVal(r, sp)
+            return StrVal((Unknown(self.reason(n)),), sp)
         if t in _STRINGISH:
-            r = self.ev(n, rec, scope)
+            r = self.ev(n, rec, scope, depth)
             if r is not None:
                 if len(r) == 1 and type(r[0]) is Param:
                     r = (Unknown(f"value of {r[0].name}"),)  # type: ignore[union-attr]
-                return StrVal(r, Span(base + n.start_byte, base + n.end_byte))
-        elif t in _COMPUTED:
-            return StrVal((Unknown(self.reason(n)),), Span(base + n.start_byte, base + n.end_byte))
-        return OtherVal(Span(base + n.start_byte, base + n.end_byte))
+                return StrVal(r, sp)
+        if t in _COMPUTED:
+            return StrVal((Unknown(self.reason(n)),), sp)
+        return OtherVal(sp)
+
+    def local_value(self, loc: tuple, r: _Fn, scope: _Fn | None, depth: int) -> ArgVal | None:
+        """The value of a local variable of function ``r`` (None: not a value specward sees)."""
+        node, _const, key = loc
+        if depth > 12:
+            return None
+        v = self.value(node, r, scope, depth)
+        if key is None:
+            return v
+        if isinstance(key, tuple):  # the rest of a destructuring: what is left of the value
+            if type(v) is ObjVal:
+                taken = set(key[1])
+                return ObjVal(tuple((k, x) for k, x in v.fields if k not in taken), v.span)  # type: ignore[union-attr]
+            return v if type(v) is StrVal and len(v.expr) == 1 and type(v.expr[0]) is Arg else None  # type: ignore[union-attr]
+        if type(v) is ObjVal:
+            got = v.get(key)  # type: ignore[union-attr]
+            return got if type(got) is not OtherVal else None
+        if type(v) is StrVal and len(v.expr) == 1 and type(v.expr[0]) is Arg:  # type: ignore[union-attr]
+            a = v.expr[0]  # type: ignore[union-attr]
+            return StrVal((Arg(a.index, f"{a.field}.{key}" if a.field else key),), v.span)
+        return None
+
+    def returned(self, fn: Node, depth: int) -> ArgVal | None:
+        """What a function node returns, when that is one visible value (an arrow's
+        expression body, a single ``return``, or several string-like returns as one ``Alt``)."""
+        f = self.fn_by_id.get(fn.id)
+        if f is None or depth > 12:
+            return None
+        scope = f if f.name is not None else f.named
+        body = fn.child_by_field_name("body")
+        if body is not None and body.type != "statement_block":
+            return self.value(body, f, scope, depth)
+        if len(f.returns) == 1:
+            return self.value(f.returns[0], f, scope, depth)
+        if f.returns and len(f.returns) <= MAX_ALTERNATIVES:
+            options = []
+            for node in f.returns:
+                v = self.value(node, f, scope, depth)
+                if type(v) is not StrVal:
+                    return None
+                options.append(v.expr)  # type: ignore[union-attr]
+            return StrVal((Alt(tuple(options)),), self.span(fn))
+        return None
 
     def obj(self, n: Node, rec: _Fn | None, scope: _Fn | None, depth: int) -> ObjVal:
         fields: list[tuple[str, ArgVal]] = []
@@ -694,20 +1017,20 @@ class _Program:
                 k = self.key_text(key)
                 if k is None:
                     continue
-                if value.type == "object":
-                    if depth > 8:
-                        continue
-                    v: ArgVal = self.obj(value, rec, scope, depth + 1)
-                else:
-                    v = self.arg(value, rec, scope)
-                    if type(v) is OtherVal:
-                        continue
+                if depth > 8 and value.type == "object":
+                    continue
+                v = self.value(value, rec, scope, depth + 1)
+                if type(v) is OtherVal:
+                    continue
                 fields.append((k, v))
             elif t == "shorthand_property_identifier":
-                k = self.text(c)
-                r = self.ident(k, rec, scope, 0)
-                if r is not None:
-                    fields.append((k, StrVal(r, self.span(c))))
+                v = self.value(c, rec, scope, depth + 1)
+                if type(v) is not OtherVal:
+                    fields.append((self.text(c), v))
+            elif t == "spread_element":
+                inner = c.named_child(0)
+                if inner is not None:
+                    fields.append((SPREAD, self.value(inner, rec, scope, depth + 1)))
         return ObjVal(tuple(fields), self.span(n))
 
     # ------------------------------------------------------------------ main
@@ -724,9 +1047,11 @@ class _Program:
         g = self.grammar
         src = self.src
         base = self.base
-        tree = languages.parse(g, src, self.key)
+        tree = self.tree if self.tree is not None else languages.parse(g, src, self.key)
         root = tree.root_node
         qs = _queries(g)
+        targets = [root] if self.nodes is None else self.nodes
+        log = self.log
 
         scopes: list[Node] = []
         names: dict[int, tuple[str, Node, Node]] = {}  # function node id -> (name, name node, node)
@@ -734,12 +1059,17 @@ class _Program:
         root_nodes: list[Node] = []
         top_vars: list[tuple[Node, Node, bool]] = []
         locals_: list[tuple[Node, Node, bool]] = []
+        patterns: list[tuple[Node, Node, bool]] = []  # `const { a, b: c, ...rest } = value` in functions
+        bindings: list[dict] = []  # variables and `this` fields bound to a call or `new`
+        this_fields: list[dict] = []  # `this.x = value` in methods
+        class_fields: list[dict] = []  # class fields with a value
+        returns: list[Node] = []
         exports: list[dict] = []
         commonjs: list[dict] = []
         clients: list[dict] = []
         angular: list[dict] = []
         calls: list[dict] = []
-        servers: dict[str, str] = {}
+        servers = self.servers
         enums: list[dict] = []
         definitions = out.definitions
         assigned = self.assigned
@@ -752,73 +1082,107 @@ class _Program:
 
         # ---- dispatch the matches: deep query first, then the module-level ones (the order
         # decides which name a function node keeps and the order of equal-span facts)
-        for q, kinds, top in qs[0]:
-            cursor = QueryCursor(q)
-            if top:
-                cursor.set_max_start_depth(1)  # patterns are rooted at children of `program`
-            for pi, c in cursor.matches(root):
-                k = kinds[pi] or _kind(c)
-                if k == "call":
-                    calls.append(c)
-                elif k == "scope":
-                    scopes.append(c["scope"][0])
-                elif k == "local.name":
-                    kind = c.get("local.kind")
-                    locals_.append((c["local.name"][0], c["local.value"][0], bool(kind) and kind[0].type == "const"))
-                elif k == "function":
-                    fn = c["function"][0]
-                    if "function.name" in c:
-                        nn = c["function.name"][0]
-                        if fn.id not in names:
-                            names[fn.id] = (text(nn), nn, fn)
-                    elif "function.member" in c:
-                        nn = c["function.member"][0]
-                        segs = self.dotted(nn)
-                        if segs and fn.id not in names:
-                            names[fn.id] = (".".join(segs), nn, fn)
-                elif k == "definition.variable":
-                    nn = c["definition.variable"][0]
-                    definitions.append(Definition(text(nn), "variable", span(nn)))
-                    value = c.get("definition.value")
-                    if value:
-                        kind = c.get("definition.kind")
-                        top_vars.append((nn, value[0], bool(kind) and kind[0].type == "const"))
-                elif k in _DEFINITION_KINDS:  # function, class, enum names
-                    nn = c[k][0]
-                    definitions.append(Definition(text(nn), _DEFINITION_KINDS[k], span(nn)))
-                elif k == "export":
-                    exports.append(c)
-                elif k == "import.source":
-                    self.on_import(c)
-                elif k == "method":
-                    fn = c["method"][0]
-                    nn = c["method.name"][0]
-                    qual = f"{text(c['method.class'][0])}.{text(nn)}"
+        for q, kinds, top, pi, c in _dispatched(qs[0], targets, self.nodes is None):
+            k = kinds[pi] or _kind(c)
+            if log is not None and k in _LOGGED:
+                self.pos = c[k][0].start_byte
+            if k == "call":
+                calls.append(c)
+            elif k == "scope":
+                scopes.append(c["scope"][0])
+            elif k == "local.name":
+                kind = c.get("local.kind")
+                locals_.append((c["local.name"][0], c["local.value"][0], bool(kind) and kind[0].type == "const"))
+            elif k == "return.value":
+                returns.append(c["return.value"][0])
+            elif k == "local.pattern":
+                kind = c.get("local.kind")
+                patterns.append((c["local.pattern"][0], c["local.value"][0], bool(kind) and kind[0].type == "const"))
+            elif k == "function":
+                fn = c["function"][0]
+                if "function.name" in c:
+                    nn = c["function.name"][0]
                     if fn.id not in names:
-                        names[fn.id] = (qual, nn, fn)
-                    definitions.append(Definition(qual, "method", span(nn)))
-                elif k == "class":
-                    n = c["class"][0]
-                    self.classes.append((n.start_byte, n.end_byte, text(c["class.name"][0])))
-                elif k == "assigned":
-                    assigned.add(text(c["assigned"][0]))
-                elif k == "function.default":
-                    fn = c["function.default"][0]
-                    if fn.id not in names:
-                        names[fn.id] = ("default", fn, fn)
-                elif k == "require.source":
-                    self.on_require(c)
-                elif k == "commonjs":
-                    commonjs.append(c)
-                elif k == "client":
-                    clients.append(c)
-                elif k == "angular.name":
-                    angular.append(c)
-                elif k == "server.name":
-                    factory = text(c["server.factory"][0])
-                    servers[text(c["server.name"][0])] = "fastify" if "astify" in factory else "express"
-                elif k == "enum.member":
-                    enums.append(c)
+                        names[fn.id] = (text(nn), nn, fn)
+                elif "function.member" in c:
+                    nn = c["function.member"][0]
+                    segs = self.dotted(nn)
+                    if segs and fn.id not in names:
+                        names[fn.id] = (".".join(segs), nn, fn)
+            elif k == "definition.variable":
+                nn = c["definition.variable"][0]
+                definitions.append(Definition(text(nn), "variable", span(nn)))
+                value = c.get("definition.value")
+                if value:
+                    kind = c.get("definition.kind")
+                    top_vars.append((nn, value[0], bool(kind) and kind[0].type == "const"))
+            elif k in _DEFINITION_KINDS:  # function, class, enum names
+                nn = c[k][0]
+                definitions.append(Definition(text(nn), _DEFINITION_KINDS[k], span(nn)))
+            elif k == "export":
+                exports.append(c)
+            elif k == "import.source":
+                self.on_import(c)
+            elif k == "method":
+                fn = c["method"][0]
+                nn = c["method.name"][0]
+                qual = f"{text(c['method.class'][0])}.{text(nn)}"
+                if fn.id not in names:
+                    names[fn.id] = (qual, nn, fn)
+                definitions.append(Definition(qual, "method", span(nn)))
+            elif k == "class":
+                n = c["class"][0]
+                cname = c["class.name"][0]
+                self.classes.append((n.start_byte, n.end_byte, text(cname)))
+                out.classes.append(ClassDef(text(cname), self.class_bases(n), span(cname)))
+            elif k == "assigned":
+                name = text(c["assigned"][0])
+                assigned.add(name)
+                if log is not None:
+                    log.append((self.pos, "assigned", name))
+            elif k == "function.default":
+                fn = c["function.default"][0]
+                if fn.id not in names:
+                    names[fn.id] = ("default", fn, fn)
+            elif k == "require.source":
+                self.on_require(c)
+            elif k == "commonjs":
+                commonjs.append(c)
+            elif k == "client":
+                clients.append(c)
+                if log is not None:
+                    log.append((self.pos, "client", None))
+            elif k == "angular.name":
+                angular.append(c)
+            elif k == "server.name":
+                factory = text(c["server.factory"][0])
+                name = text(c["server.name"][0])
+                servers[name] = "fastify" if "astify" in factory else "express"
+                if log is not None:
+                    log.append((self.pos, "server", (name, servers[name])))
+            elif k == "enum.member":
+                enums.append(c)
+            elif k == "bind":
+                bindings.append(c)
+            elif k == "this.field":
+                this_fields.append(c)
+            elif k == "field.name":
+                class_fields.append(c)
+
+        if log is not None:  # names `assigned` matters for: locals that are not const
+            for nn, _, is_const in locals_:
+                if not is_const:
+                    log.append((nn.start_byte, "let", text(nn)))
+            for pat, _, is_const in patterns:
+                if not is_const:
+                    for name in _NAMES.findall(text(pat)):
+                        log.append((pat.start_byte, "let", name))
+
+        if self.context is not None:  # only some statements were dispatched: the file's tables
+            modules, all_assigned, all_servers = self.context
+            self.import_modules = dict(modules)
+            self.assigned = set(all_assigned)
+            servers = self.servers = dict(all_servers)
 
         # ---- function-like nodes: nesting, names (pre-order: sorted by start, outer first)
         if scopes:
@@ -906,7 +1270,7 @@ class _Program:
 
         # ---- locals (declarations inside functions)
         maybe = self.maybe
-        if locals_ and self.fns:
+        if (locals_ or patterns or returns) and self.fns:
             locate = self.locate
             for nn, value, is_const in locals_:
                 f = locate(nn)
@@ -915,18 +1279,29 @@ class _Program:
                     loc = f.locals
                     name = raw.decode("utf-8", "replace")
                     if name not in loc:
-                        loc[name] = (value, is_const)
+                        loc[name] = (value, is_const, None)
                     maybe.add(raw)
+            for pat, value, is_const in patterns:
+                f = locate(pat)
+                if f is not None:
+                    loc = f.locals
+                    for name, key in self.pattern_binds(pat):
+                        if name not in loc:
+                            loc[name] = (value, is_const, key)
+                        maybe.add(name.encode("utf-8"))
+            for node in returns:
+                f = locate(node)
+                if f is not None:
+                    f.returns.append(node)
 
         # ---- functions (their parameters are what call arguments can refer to as Arg)
         functions = out.functions
         fn_by_id = self.fn_by_id
         param_list = self.param_list
+        plists = []
         for name, nn, fn in names.values():
             plist = param_list(fn)
-            functions.append(
-                FunctionDef(name, tuple([lbl for lbl, _ in plist]), span(fn), span(nn))
-            )
+            plists.append(plist)
             f = fn_by_id.get(fn.id)
             if f is not None and f._params is None:
                 f._params = p = {}
@@ -935,6 +1310,12 @@ class _Program:
                         if bound not in p:
                             p[bound] = (index, fld)
                         maybe.add(bound.encode("utf-8"))
+        for (name, nn, fn), plist in zip(names.values(), plists):
+            self.find_typed(fn, name)
+            returned = self.returned(fn, 0) if fn.id in fn_by_id else None
+            functions.append(
+                FunctionDef(name, tuple([lbl for lbl, _ in plist]), span(fn), span(nn), _builder(returned))
+            )
 
         # ---- constants
         for nn, value, is_const in top_vars:
@@ -964,20 +1345,23 @@ class _Program:
         # ---- clients
         for c in clients:
             self.on_client(c)
-        seen: set[tuple[str, str]] = set()
         for c in angular:
             nn = c["angular.name"][0]
-            cls = text(c["angular.class"][0])
-            key = (cls, text(nn))
-            if key in seen:
-                continue
-            seen.add(key)
-            out.clients.append(ClientDef(f"this.{text(nn)}", "angular", None, span(nn), cls))
+            self.angular.append(ClientDef(f"this.{text(nn)}", "angular", None, span(nn), text(c["angular.class"][0])))
+        out.clients.extend(first_angular(self.angular))
 
         # ---- calls and routes
         on_call = self.on_call
         for c in calls:
             on_call(c, servers)
+
+        # ---- classes: fields, `this` fields, typed and injected parameters, client bindings
+        if class_fields or this_fields:
+            self.on_class_fields(class_fields, this_fields)
+        if bindings:
+            self.on_binds(bindings)
+        if self.typed:
+            self.on_typed()
 
     # ------------------------------------------------------------------ handlers
 
@@ -1088,6 +1472,153 @@ class _Program:
                 best = (s, name)
         return best[1] if best else None
 
+    def class_bases(self, cls: Node) -> tuple[str, ...]:
+        """What a class extends, as written (type arguments dropped)."""
+        for ch in cls.named_children:
+            if ch.type == "class_heritage":
+                for h in ch.named_children:
+                    value = h.child_by_field_name("value") if h.type == "extends_clause" else h
+                    if value is None:
+                        continue
+                    segs = self.dotted(value)
+                    if segs:
+                        return (".".join(segs),)
+        return ()
+
+    def find_typed(self, fn: Node, name: str) -> None:
+        """Parameters typed as a client (``api: AxiosInstance``) or injected into a constructor."""
+        ps = fn.child_by_field_name("parameters")
+        if ps is None or self.grammar == "javascript":
+            return
+        ctor = fn.type == "method_definition" and name.endswith(".constructor")
+        for p in ps.named_children:
+            if p.type not in ("required_parameter", "optional_parameter"):
+                continue
+            pat = p.child_by_field_name("pattern")
+            typ = p.child_by_field_name("type")
+            if pat is None or typ is None or pat.type != "identifier":
+                continue
+            inner = typ.named_child(0)
+            if inner is None or inner.type not in ("type_identifier", "nested_type_identifier"):
+                continue
+            tname = self.text(inner)
+            injected = ctor and any(ch.type == "accessibility_modifier" or ch.type == "readonly" for ch in p.children)
+            if tname in CLIENT_TYPES or (injected and tname[:1].isupper()):
+                self.typed.append((fn, self.text(pat), tname, injected))
+
+    def on_typed(self) -> None:
+        out = self.out.clients
+        for fn, pname, tname, injected in self.typed:
+            f = self.fn_by_id.get(fn.id)
+            if f is None or f.name is None:
+                continue
+            kind = CLIENT_TYPES.get(tname)
+            span = self.span(fn)
+            if kind is not None and not injected:
+                out.append(ClientDef(pname, kind, None, span, f.name, None, True))
+            if injected:
+                cls = f.name.split(".")[0]
+                if kind is not None:
+                    if kind != "angular":  # Angular's own constructor parameters are found by the queries
+                        out.append(ClientDef(f"this.{pname}", kind, None, span, cls, None, True))
+                else:
+                    out.append(ClientDef(f"this.{pname}", "factory", None, span, cls, f"new {tname}"))
+
+    def on_class_fields(self, class_fields: list[dict], this_fields: list[dict]) -> None:
+        """Class fields and `this` fields: literal ones are constants (``Cls.baseUrl``),
+        clients are clients (``this.http``)."""
+        out = self.out
+        for c in class_fields:
+            cls = self.text(c["field.class"][0])
+            nn = c["field.name"][0]
+            value = _unwrap(c["field.value"][0])
+            name = self.key_text(nn)
+            if name is None:
+                continue
+            if value.type in _STRINGISH:
+                r = self.ev(value, None, None)
+                if r is not None and not any(type(p) in (Param, Arg, Unknown) for p in r):
+                    out.constants.append((self.base + nn.start_byte, f"{cls}.{name}", r))
+            elif value.type in ("call_expression", "new_expression"):
+                self.bind_client(f"this.{name}", value, nn, cls)
+        typed = {(f.id, p): t for f, p, t, _ in self.typed}
+        for c in this_fields:
+            left = c["this.field"][0]
+            value = _unwrap(c["this.value"][0])
+            segs = self.dotted(left)
+            if not segs or len(segs) != 2:
+                continue
+            cls = self.enclosing_class(left.start_byte)
+            if cls is None:
+                continue
+            f = self.locate(left)
+            if value.type == "identifier" and f is not None:
+                tname = typed.get((f.node.id, self.text(value)))
+                kind = CLIENT_TYPES.get(tname) if tname else None
+                if kind is not None:
+                    out.clients.append(ClientDef(f"this.{segs[1]}", kind, None, self.span(left), cls, None, True))
+                    continue
+            if value.type in _STRINGISH:
+                r = self.ev(value, None, None)
+                if r is not None and not any(type(p) in (Param, Arg, Unknown) for p in r):
+                    out.constants.append((self.base + left.start_byte, f"{cls}.{segs[1]}", r))
+
+    def on_binds(self, binds: list[dict]) -> None:
+        for c in binds:
+            nn = c["bind.name"][0]
+            segs = self.dotted(nn)
+            if not segs:
+                continue
+            name = ".".join(segs)
+            if name.startswith("this."):
+                scope = self.enclosing_class(nn.start_byte)
+                if scope is None:
+                    continue
+            else:
+                f = self.locate(nn)
+                named = f.named if f is not None else None
+                scope = named.name if named is not None else None
+            call = nn.parent
+            value = call.child_by_field_name("value") or call.child_by_field_name("right") if call is not None else None
+            if value is not None and value.type == "await_expression":
+                value = value.named_child(0)
+            if value is not None:
+                self.bind_client(name, value, nn, scope)
+
+    def bind_client(self, name: str, value: Node, nn: Node, scope: str | None) -> None:
+        """A binding to a call or an instance that may be a client: the linker follows the
+        factory (a library's, a workspace function returning a client, a class)."""
+        is_new = value.type == "new_expression"
+        callee_node = value.child_by_field_name("constructor" if is_new else "function")
+        if callee_node is None:
+            return
+        segs = self.dotted(callee_node)
+        if not segs:
+            return
+        callee = ".".join(segs)
+        if segs[-1] in ("create", "extend") or callee in _NOT_FACTORIES:
+            return  # library clients come from the client patterns
+        if is_new:
+            if not callee[:1].isupper() or callee in _BUILTIN_CLASSES:
+                return
+        elif not (_CLIENTISH.search(callee) or _CLIENTISH.search(name)):
+            return
+        base = None
+        args = value.child_by_field_name("arguments")
+        if args is not None:
+            f = self.locate(value)
+            for a in args.named_children:
+                if a.type == "object":
+                    ov = self.obj(a, f, f.named if f is not None else None, 0)
+                    for k in BASE_KEYS:
+                        v = ov.get(k)
+                        if type(v) is StrVal:
+                            base = v.expr  # type: ignore[union-attr]
+                            break
+                    break
+        self.out.clients.append(ClientDef(name, "factory", base, self.span(nn), scope,
+                                          ("new " if is_new else "") + callee))
+
     def on_client(self, c: dict) -> None:
         lib = c["client.library"][0]
         node = c["client"][0]
@@ -1125,6 +1656,10 @@ class _Program:
             nn = name_nodes[0]
             nsegs = self.dotted(nn)
             name = ".".join(nsegs) if nsegs else self.text(nn)
+        elif "client.return" in c:  # a factory function's result
+            if named is None:
+                return
+            nn, name = c["client.return"][0], "return"
         else:
             nn = node
             name = "default"
@@ -1139,6 +1674,12 @@ class _Program:
         src = self.src
         fn = c["call.function"][0]
         ft = fn.type
+        if ft == "await_expression":
+            # `await client.get<{ id: string }>(url)`: the TypeScript grammar reads the type
+            # arguments as applying to the awaited callee
+            inner = fn.named_child(0)
+            if inner is not None and inner.type in ("member_expression", "identifier"):
+                fn, ft = inner, inner.type
         if ft == "member_expression":
             last = src[fn.start_byte : fn.end_byte].rsplit(b".", 1)[-1].strip()
         elif ft == "identifier":
@@ -1216,14 +1757,65 @@ class _Program:
         return True
 
 
-def _url_like(v: ArgVal) -> bool:
+def _builder(v: ArgVal | None) -> ArgVal | None:
+    """A function's return value, kept when a caller may follow it: a string built from
+    parameters, constants or the environment (a URL builder), or an object with a URL."""
+    if v is None:
+        return None
     if type(v) is StrVal:
+        expr = v.expr  # type: ignore[union-attr]
+        if all(type(p) in (Call, Unknown) for p in expr):
+            return None  # `return res.json()`: a call's result, not a URL built here
+        return v if _url_parts(expr) else None
+    if type(v) is ObjVal:
+        return v if any(k in URL_KEYS or type(x) is ObjVal for k, x in v.fields) else None  # type: ignore[union-attr]
+    return None
+
+
+def _url_parts(expr: UrlExpr) -> bool:
+    for p in expr:
+        t = type(p)
+        if t is Arg or t is Env or t is Ref or t is Call:
+            return True
+        if t is Lit and "/" in p.text:  # type: ignore[union-attr]
+            return True
+        if t is Alt:
+            return True
+    return False
+
+
+def _url_like(v: ArgVal | None, depth: int = 0) -> bool:
+    """Whether a value may hold a URL: a string with a slash or starting with a parameter
+    of the enclosing function, an object with a URL key (also through a spread), an array
+    or function value holding one."""
+    t = type(v)
+    if t is StrVal:
         expr = v.expr  # type: ignore[union-attr]
         if expr and type(expr[0]) is Arg:
             return True
-        return any(type(p) is Lit and "/" in p.text for p in expr)  # type: ignore[union-attr]
-    if type(v) is ObjVal:
-        return any(k in URL_KEYS for k, _ in v.fields)  # type: ignore[union-attr]
+        return _slashy(expr, depth)
+    if depth > 4:
+        return False
+    if t is ObjVal:
+        return any(k in URL_KEYS or ((k == SPREAD or k == "0") and _url_like(x, depth + 1))
+                   for k, x in v.fields)  # type: ignore[union-attr]
+    if t is FnVal:
+        return _url_like(v.returns, depth + 1)  # type: ignore[union-attr]
+    return False
+
+
+def _slashy(expr: UrlExpr, depth: int) -> bool:
+    for p in expr:
+        t = type(p)
+        if t is Lit:
+            if "/" in p.text:  # type: ignore[union-attr]
+                return True
+        elif t is Alt:
+            if depth < 4 and any(_slashy(o, depth + 1) for o in p.options):  # type: ignore[union-attr]
+                return True
+        elif t is Call:
+            if depth < 4 and any(_url_like(a, depth + 1) for a in p.args):  # type: ignore[union-attr]
+                return True
     return False
 
 

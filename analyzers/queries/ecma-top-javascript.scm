@@ -21,3 +21,21 @@
           property: (_) @method.name
           value: [(arrow_function) (function_expression)] @method))))
 ]
+
+; class fields with a value (`private baseUrl = environment.apiUrl`, `api = new ApiClient()`):
+;   field.class, field.name, field.value
+[
+  (class_declaration
+    name: (_) @field.class
+    body: (class_body
+      (field_definition
+        property: (_) @field.name
+        value: (_) @field.value)))
+  (export_statement
+    declaration: (class_declaration
+      name: (_) @field.class
+      body: (class_body
+        (field_definition
+          property: (_) @field.name
+          value: (_) @field.value))))
+]

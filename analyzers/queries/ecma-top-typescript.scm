@@ -159,3 +159,34 @@
  ]
   (#eq? @_inject "inject")
   (#eq? @_type "HttpClient"))
+
+; class fields with a value (`private baseUrl = environment.apiUrl`, `api = new ApiClient()`):
+;   field.class, field.name, field.value
+[
+  (class_declaration
+    name: (_) @field.class
+    body: (class_body
+      (public_field_definition
+        name: (_) @field.name
+        value: (_) @field.value)))
+  (export_statement
+    declaration: (class_declaration
+      name: (_) @field.class
+      body: (class_body
+        (public_field_definition
+          name: (_) @field.name
+          value: (_) @field.value))))
+  (abstract_class_declaration
+    name: (_) @field.class
+    body: (class_body
+      (public_field_definition
+        name: (_) @field.name
+        value: (_) @field.value)))
+  (export_statement
+    declaration: (abstract_class_declaration
+      name: (_) @field.class
+      body: (class_body
+        (public_field_definition
+          name: (_) @field.name
+          value: (_) @field.value))))
+]

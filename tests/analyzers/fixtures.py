@@ -17,7 +17,7 @@ from specward.analyzers.contracts import parse_contract
 from specward.analyzers.extract import extract
 from specward.analyzers.http import Linker
 from specward.analyzers.lines import LineIndex
-from specward.analyzers.matching import EndpointTable, match_call
+from specward.analyzers.matching import EndpointTable, Matcher
 
 CONTRACT_SUFFIXES = (".dsl.json", "openapi.yaml", "openapi.yml", "openapi.json", "swagger.yaml", "swagger.yml", "swagger.json")
 
@@ -34,19 +34,25 @@ def split(fixture: str) -> dict[str, str]:
     return {k: "\n".join(v) + "\n" for k, v in files.items()}
 
 
-def analyze(fixture: str, base_paths: tuple[str, ...] = ()) -> list[str]:
+def analyze(fixture: str, base_paths: tuple[str, ...] = (), case_sensitive: bool = False) -> list[str]:
+    """One line per HTTP call: ``path:line METHOD url status``, judged with the evidence of
+    every call of the fixture (as the index does)."""
     files = split(fixture)
     facts = {p: extract(p, t) for p, t in files.items() if not p.endswith(CONTRACT_SUFFIXES)}
     endpoints = [ep for p, t in files.items() if p.endswith(CONTRACT_SUFFIXES) for ep in parse_contract(p, t).endpoints]
-    table = EndpointTable(endpoints, base_paths)
+    table = EndpointTable(endpoints, base_paths, case_sensitive=case_sensitive)
     linker = Linker(facts.get)
+    linked = {path: linker.link_file(path)[0] for path in sorted(facts)}
+    matcher = Matcher(table)
+    for path, calls in linked.items():
+        matcher.observe(path, calls)
     out = []
-    for path in sorted(facts):
+    for path, calls in linked.items():
         idx = LineIndex.of_text(files[path])
-        for call in linker.link_file(path)[0]:
-            st = match_call(table, call)
+        for call in calls:
+            st = matcher.judge(call)
             line = idx.position(call.span.start)[0] + 1
-            text = f"{path}:{line} {call.method} {call.template or '?'} {st.status}"
+            text = f"{path}:{line} {call.method} {st.call.template or '?'} {st.status}"
             if st.call.reason:
                 text += f" ({st.call.reason})"
             out.append(text)
