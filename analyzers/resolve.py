@@ -190,7 +190,7 @@ class Resolver:
                         found = self._file(target.replace("*", star) if star is not None else target, probed, False)
                         if found is not None:
                             return Resolution(FILE, path=found, via=f"paths {pattern!r} of {ts.config}", probed=tuple(probed))
-                if ts.base_url is not None:
+                if ts.base_url is not None and m is None:  # tsc: a paths match that fails skips baseUrl
                     base = join(ts.base_url, spec)
                     found = self._file(base, probed, spec.endswith("/")) if base is not None else None
                     if found is not None:

@@ -664,6 +664,22 @@ export const Card = 1
     assert ws.show("src/main.ts", "@/components/Card") == "src/components/Card.tsx"
 
 
+def test_a_paths_match_that_fails_skips_base_url():
+    ws = Workspace("""
+//- tsconfig.json
+{ "compilerOptions": { "baseUrl": "./other", "paths": { "lib/*": ["./src/nope/*"] } } }
+//- other/lib/z.ts
+export const z = 1
+//- other/util.ts
+export const u = 1
+""")
+    # checked with tsc 5.9: after the failed substitution it looks in node_modules only
+    r = ws.resolve("src/main.ts", "lib/z")
+    assert (r.kind, r.package) == (PACKAGE, "lib")
+    assert "other/lib/z.ts" not in r.probed
+    assert ws.show("src/main.ts", "util") == "other/util.ts"
+
+
 def test_extends_packages_from_node_modules_and_the_workspace():
     ws = Workspace("""
 //- package.json
