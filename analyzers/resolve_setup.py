@@ -376,6 +376,18 @@ class ResolverConfig:
             return None
         base_url, paths, paths_dir, covers, unknown, frameworks = merged
         raw = self._raw[path]
+        for ref in raw.references if raw else ():
+            # Nuxt 4's tsconfig.json only references .nuxt/tsconfig.app.json and friends
+            target = join(dirname(path), ref)
+            if target is not None and not target.endswith(".json"):
+                target = f"{target}/tsconfig.json" if target else "tsconfig.json"
+            if target is not None and self._text(target) is None:
+                for marker, framework in _GENERATED:
+                    if (target + "/").startswith(marker) or f"/{marker}" in target + "/":
+                        if framework not in frameworks:
+                            self._note(path, f"references {ref}, which is not in the workspace: "
+                                             f"{_FRAMEWORK_NAMES[framework]} assumed")
+                        frameworks.add(framework)
         exact, stars = compile_paths(paths, base_url if base_url is not None else paths_dir) if paths else ({}, ())
         opts = self._ts[path] = TsOptions(path, base_url, exact, stars, covers, raw.references if raw else (),
                                            tuple(unknown), frozenset(frameworks))

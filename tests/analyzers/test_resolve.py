@@ -980,6 +980,29 @@ export const format = 1
     assert ".nuxt/tsconfig.json" in ws.config.wanted
 
 
+def test_nuxt4_solution_tsconfig_referencing_generated_files():
+    ws = Workspace("""
+//- tsconfig.json
+{
+  "files": [],
+  "references": [
+    { "path": "./.nuxt/tsconfig.app.json" },
+    { "path": "./.nuxt/tsconfig.server.json" },
+    { "path": "./.nuxt/tsconfig.shared.json" },
+    { "path": "./.nuxt/tsconfig.node.json" }
+  ]
+}
+//- app/composables/useOrders.ts
+export function useOrders() {}
+""")
+    assert ws.show("app/pages/index.vue", "~/composables/useOrders") == "app/composables/useOrders.ts"
+    assert ws.notes() == [
+        "tsconfig.json: references ./.nuxt/tsconfig.app.json, which is not in the workspace: "
+        "Nuxt's aliases (~, @, ~~, @@) assumed",
+    ]
+    assert ".nuxt/tsconfig.app.json" in ws.config.wanted
+
+
 def test_config_files_read_on_request_are_listed():
     ws = Workspace("""
 //- web/tsconfig.json
