@@ -4,8 +4,27 @@
 // When SPECWARD_TEST_DIAGNOSTICS_FILE is set, extension.ts writes `dump(...)` to that file
 // at activation and every time diagnostics change (atomically: a temporary file renamed
 // over it), so an end-to-end test can wait on the file instead of the UI.
+//
+// When SPECWARD_TEST_STATUS_FILE is set, extension.ts appends `statusLine(...)` to that file
+// every time the status item changes: one JSON object per line, so a test can check the
+// order of the states (say, that no server was starting before a contract appeared).
 
 export const DIAGNOSTICS_FILE_ENV = 'SPECWARD_TEST_DIAGNOSTICS_FILE';
+export const STATUS_FILE_ENV = 'SPECWARD_TEST_STATUS_FILE';
+
+export interface StatusRecord {
+  /** The workspace folders of the window (file-system paths), to tell windows apart. */
+  folders: string[];
+  state: string;
+  text: string;
+  tooltip: string;
+}
+
+/** One line of the status file (ends with a newline). */
+export function statusLine(record: StatusRecord): string {
+  const { folders, state, text, tooltip } = record;
+  return JSON.stringify({ folders, state, text, tooltip }) + '\n';
+}
 
 interface PositionLike { line: number; character: number }
 interface RangeLike { start: PositionLike; end: PositionLike }

@@ -1,12 +1,21 @@
-// The VS Code side of specward: find the server, start it over stdio, show its state.
+// The VS Code side of specward: look for something to check, find the server, start it
+// over stdio, show its state.
 //
 // What can be decided without VS Code lives in pure modules with unit tests:
-// serverCommand.ts (which program), settings.ts (initializationOptions), status.ts (the
-// status-bar item), diagnosticsDump.ts (the test oracle), which.ts (PATH lookup),
-// constants.ts (the install URL, the documents the server sees).
+// detect.ts (is there anything for specward in a folder), serverCommand.ts (which program),
+// settings.ts (initializationOptions), status.ts (the status-bar item), diagnosticsDump.ts
+// (the test oracles), which.ts (PATH lookup), constants.ts (the install URL, the documents
+// the server sees, the globs that make a workspace one for specward).
+//
+// The extension activates on those globs (package.json's `workspaceContains:`) and on its
+// own commands. It starts the server only when detect() finds something in a workspace
+// folder (a pyproject.toml needs its `[tool.specward]` table) or when the user runs
+// "specward: Restart Server"; otherwise the status item says "nothing to check" and a file
+// watcher starts the server once something appears.
 
 import * as cp from 'node:child_process';
 import * as fs from 'node:fs';
+import * as path from 'node:path';
 import * as vscode from 'vscode';
 import {
   CloseAction,
@@ -21,8 +30,9 @@ import {
   State as ClientState,
 } from 'vscode-languageclient/node';
 
-import { DOCUMENT_SELECTOR, INSTALL_URL } from './constants';
-import { DIAGNOSTICS_FILE_ENV, dump } from './diagnosticsDump';
+import { DETECT_GLOBS, DOCUMENT_SELECTOR, INSTALL_URL, PYPROJECT, SKIPPED_GLOB } from './constants';
+import { describe, detect, eventNeeds, nothingMessage } from './detect';
+import { DIAGNOSTICS_FILE_ENV, dump, STATUS_FILE_ENV, statusLine } from './diagnosticsDump';
 import { type Found, resolveServerCommand } from './serverCommand';
 import { RESTART_SETTINGS, toInitializationOptions } from './settings';
 import { STATUS_NOTIFICATION, StatusTracker } from './status';
@@ -37,6 +47,14 @@ let client: LanguageClient | undefined;
 let running: Found | undefined;
 /** start/stop/restart run one after another, never interleaved. */
 let queue: Promise<void> = Promise.resolve();
+/** The server is to run: something for specward was found, or the user started it by hand. */
+let wanted = false;
+/** While nothing was found: a file watcher on every workspace folder. */
+let watchers: vscode.Disposable[] = [];
+/** A look at the workspace is queued (file events arriving meanwhile need no other). */
+let recheckQueued = false;
+/** The last "nothing to check" message logged (a re-check that finds the same says nothing). */
+let lastNothing = '';
 
 function log(line: string): void {
   output.info(line);
@@ -56,10 +74,19 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   const item = vscode.window.createStatusBarItem('specward.status', vscode.StatusBarAlignment.Left, 0);
   item.name = 'specward';
   item.command = 'specward.showOutput';
-  tracker = new StatusTracker((_state, v) => {
+  const statusFile = process.env[STATUS_FILE_ENV];
+  tracker = new StatusTracker((state, v) => {
     item.text = v.text;
     item.tooltip = v.tooltip;
     item.show();
+    if (statusFile) {
+      try {
+        const folders = (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath);
+        fs.appendFileSync(statusFile, statusLine({ folders, state, text: v.text, tooltip: v.tooltip }));
+      } catch (err) {
+        log(`cannot write ${STATUS_FILE_ENV} (${statusFile}): ${errorText(err)}`);
+      }
+    }
   });
   context.subscriptions.push(output, item);
 
@@ -70,14 +97,29 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
 
   context.subscriptions.push(
     vscode.commands.registerCommand('specward.restartServer', () => serialized(async () => {
-      log('restart requested');
+      if (wanted) {
+        log('restart requested');
+      } else {
+        // by hand: the user wants the server here, whatever detect() said
+        log('start requested: starting the server although the workspace has nothing specward looks for');
+        wanted = true;
+        unwatch();
+      }
       await stop();
       await start(serverCwd);
     })),
     vscode.commands.registerCommand('specward.showOutput', () => output.show(true)),
+    vscode.workspace.onDidChangeWorkspaceFolders(() => {
+      if (!wanted) {
+        // new folders may have something; the watchers follow the folders
+        unwatch();
+        recheck(serverCwd);
+      }
+    }),
+    { dispose: unwatch },
     vscode.workspace.onDidChangeConfiguration((e) => {
       const changed = RESTART_SETTINGS.filter((s) => e.affectsConfiguration(s));
-      if (changed.length) {
+      if (changed.length && wanted) {
         void serialized(async () => {
           log(`${changed.join(', ')} changed: restarting the server`);
           await stop();
@@ -88,7 +130,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     vscode.workspace.onDidGrantWorkspaceTrust(() => {
       // workspace values of serverPath/pythonPath and the Python extension's interpreter
       // count from now on: look again if they were set aside or nothing was found
-      if (running === undefined || running.notes.length) {
+      if (wanted && (running === undefined || running.notes.length)) {
         void serialized(async () => {
           log('workspace trusted: looking for the server again');
           await stop();
@@ -114,11 +156,136 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     log(`writing diagnostics to ${dumpFile} (${DIAGNOSTICS_FILE_ENV})`);
   }
 
-  await serialized(() => start(serverCwd));
+  await serialized(() => startIfSomething(serverCwd));
 }
 
 export function deactivate(): Promise<void> {
+  unwatch();
   return serialized(stop);
+}
+
+/** Starts the server when a workspace folder has something for specward; else says so and watches. */
+async function startIfSomething(serverCwd: string): Promise<void> {
+  if (wanted) {
+    return; // started already (found before, or by hand)
+  }
+  const look = await lookForSomething();
+  if (look.found) {
+    wanted = true;
+    unwatch();
+    log(`${look.what}: starting the server`);
+    await start(serverCwd);
+    return;
+  }
+  if (look.message !== lastNothing) {
+    lastNothing = look.message;
+    log(`nothing to check, so no server: ${look.message.replace(/\n\n/g, ' ')}`);
+  }
+  tracker.nothing(look.message);
+  watch(serverCwd);
+}
+
+/** `what`: why the server starts, for the log; `message`: the "nothing to check" tooltip. */
+type Look = { found: true; what: string } | { found: false; message: string };
+
+/** detect() on each workspace folder: the files VS Code finds for DETECT_GLOBS, its pyproject.toml. */
+async function lookForSomething(): Promise<Look> {
+  const folders = vscode.workspace.workspaceFolders ?? [];
+  const seen: Array<{ name: string; notes: string[] }> = [];
+  try {
+    for (const folder of folders) {
+      const paths: string[] = [];
+      for (const glob of DETECT_GLOBS) {
+        if (glob === PYPROJECT) {
+          continue; // read below: its text decides
+        }
+        // the exclude replaces files.exclude: the server skips these folders, and only these
+        const uris = await vscode.workspace.findFiles(new vscode.RelativePattern(folder, glob), SKIPPED_GLOB, 1);
+        paths.push(...uris.map((u) => relativePath(folder, u)));
+        if (paths.length) {
+          break; // any hit counts (the exclude matches detect()'s)
+        }
+      }
+      let detection = detect(paths, undefined);
+      if (!detection.found) {
+        detection = detect(paths, await readPyproject(folder));
+      }
+      if (detection.found) {
+        return { found: true, what: `found ${describe(detection)} in ${folder.name}` };
+      }
+      seen.push({ name: folder.name, notes: detection.notes });
+    }
+  } catch (err) {
+    // not knowing must not leave a project with contracts unchecked
+    return { found: true, what: `searching the workspace failed (${errorText(err)}), so it may have something` };
+  }
+  return { found: false, message: nothingMessage(seen) };
+}
+
+function relativePath(folder: vscode.WorkspaceFolder, uri: vscode.Uri): string {
+  return path.posix.relative(folder.uri.path, uri.path);
+}
+
+/** The folder's own pyproject.toml, undefined when there is none (or it cannot be read). */
+async function readPyproject(folder: vscode.WorkspaceFolder): Promise<string | undefined> {
+  const uri = vscode.Uri.joinPath(folder.uri, PYPROJECT);
+  try {
+    return new TextDecoder().decode(await vscode.workspace.fs.readFile(uri));
+  } catch (err) {
+    if (!(err instanceof vscode.FileSystemError && err.code === 'FileNotFound')) {
+      log(`cannot read ${uri.fsPath}: ${errorText(err)}`);
+    }
+    return undefined;
+  }
+}
+
+/** Watches every workspace folder for a file (or a folder) that could change detect()'s answer. */
+function watch(serverCwd: string): void {
+  if (watchers.length) {
+    return;
+  }
+  for (const folder of vscode.workspace.workspaceFolders ?? []) {
+    // one watcher on everything: the globs alone would miss a contract inside a folder
+    // that appears at once (VS Code then reports the folder, not its files)
+    const w = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(folder, '**/*'), false, false, true);
+    const onEvent = (kind: 'created' | 'changed') => (uri: vscode.Uri) => {
+      if (wanted || recheckQueued) {
+        return;
+      }
+      const rel = relativePath(folder, uri);
+      const needs = eventNeeds(rel, kind);
+      if (needs === 'look') {
+        log(`${rel} ${kind} in ${folder.name}: looking again`);
+        recheck(serverCwd);
+      } else if (needs === 'ifFolder') {
+        fs.promises.stat(uri.fsPath).then((st) => {
+          if (st.isDirectory()) {
+            log(`folder ${rel} created in ${folder.name}: looking again`);
+            recheck(serverCwd);
+          }
+        }, () => undefined /* gone already */);
+      }
+    };
+    watchers.push(w, w.onDidCreate(onEvent('created')), w.onDidChange(onEvent('changed')));
+  }
+}
+
+function unwatch(): void {
+  const ws = watchers;
+  watchers = [];
+  ws.forEach((w) => w.dispose());
+}
+
+/** Looks at the workspace again (once, however many events arrive meanwhile). */
+function recheck(serverCwd: string): void {
+  if (wanted || recheckQueued) {
+    return;
+  }
+  recheckQueued = true;
+  void serialized(async () => {
+    recheckQueued = false;
+    await startIfSomething(serverCwd);
+  });
 }
 
 async function start(serverCwd: string): Promise<void> {

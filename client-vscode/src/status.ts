@@ -4,10 +4,13 @@
 // (`{ state: "indexing" | "ready", message }`). A server that never sends it (an older
 // one) is taken to be ready at its first diagnostics (pushed or pulled): until the
 // workspace is indexed, specward answers no diagnostics.
+//
+// Before any server: `looking` while extension.ts searches the workspace for something to
+// check (detect.ts), then `nothing` when there is none (no server is started).
 
 export const STATUS_NOTIFICATION = 'specward/status';
 
-export type State = 'starting' | 'indexing' | 'ready' | 'stopped' | 'notFound';
+export type State = 'looking' | 'nothing' | 'starting' | 'indexing' | 'ready' | 'stopped' | 'notFound';
 
 export interface StatusParams {
   state: 'indexing' | 'ready';
@@ -34,6 +37,10 @@ export function parseStatus(params: unknown): StatusParams | undefined {
 export function view(state: State, message: string): View {
   const detail = message ? `\n\n${message}` : '';
   switch (state) {
+    case 'looking':
+      return { text: '$(search) specward: looking', tooltip: 'specward: looking for a contract or a specward configuration in the workspace' + detail };
+    case 'nothing':
+      return { text: '$(circle-slash) specward: nothing to check', tooltip: 'specward: nothing to check in this workspace' + detail };
     case 'starting':
       return { text: '$(sync~spin) specward: starting', tooltip: 'specward: starting the language server' + detail };
     case 'indexing':
@@ -48,7 +55,7 @@ export function view(state: State, message: string): View {
 }
 
 export class StatusTracker {
-  private state: State = 'starting';
+  private state: State = 'looking';
   private message = '';
   private heardFromServer = false;
 
@@ -93,6 +100,11 @@ export class StatusTracker {
 
   stopped(message = ''): void {
     this.set('stopped', message);
+  }
+
+  /** Nothing in the workspace for specward; `message` says what was looked for. */
+  nothing(message: string): void {
+    this.set('nothing', message);
   }
 
   notFound(message: string): void {

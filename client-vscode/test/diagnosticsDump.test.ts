@@ -1,7 +1,7 @@
 import { strict as assert } from 'node:assert';
 import { describe, it } from 'node:test';
 
-import { dump } from '../src/diagnosticsDump';
+import { dump, statusLine } from '../src/diagnosticsDump';
 
 const uri = (s: string) => ({ toString: () => s });
 const range = (l1: number, c1: number, l2: number, c2: number) =>
@@ -43,5 +43,18 @@ describe('diagnostics dump (test oracle)', () => {
   it('writes an empty list when there is nothing', () => {
     assert.deepEqual(dump([]), []);
     assert.deepEqual(dump([[uri('file:///x'), []]]), []);
+  });
+});
+
+describe('status file (test oracle)', () => {
+  it('writes one JSON object per line, newlines in the tooltip escaped', () => {
+    const lines = [
+      statusLine({ folders: ['/w/shop'], state: 'nothing', text: '$(circle-slash) specward: nothing to check', tooltip: 'a\n\nb' }),
+      statusLine({ folders: ['/w/shop'], state: 'starting', text: '$(sync~spin) specward: starting', tooltip: 't' }),
+    ].join('');
+    const parsed = lines.trimEnd().split('\n').map((l) => JSON.parse(l));
+    assert.deepEqual(parsed.map((r) => r.state), ['nothing', 'starting']);
+    assert.equal(parsed[0].tooltip, 'a\n\nb');
+    assert.deepEqual(Object.keys(parsed[0]), ['folders', 'state', 'text', 'tooltip']);
   });
 });

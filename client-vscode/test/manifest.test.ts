@@ -4,7 +4,8 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
 
-import { CONTRACT_PATTERNS, INSTALL_URL, LANGUAGES } from '../src/constants';
+import { DETECT_GLOBS, INSTALL_URL, SKIPPED_FOLDERS } from '../src/constants';
+import { isConfigName, isContractName } from '../src/detect';
 
 // compiled to out/test/*.test.js: the package is two folders up
 const ROOT = path.resolve(__dirname, '..', '..');
@@ -49,13 +50,43 @@ describe('package.json', () => {
     ]);
   });
 
-  it('activates on every language the client sends to the server, and on contract files', () => {
-    for (const lang of LANGUAGES) {
-      assert.ok(pkg.activationEvents.includes(`onLanguage:${lang}`), lang);
+  it('activates on the files detect() looks for and on its own commands, not on languages', () => {
+    const commands = pkg.contributes.commands.map((c: { command: string }) => c.command);
+    assert.deepEqual(pkg.activationEvents, [
+      ...DETECT_GLOBS.map((g) => `workspaceContains:${g}`),
+      ...commands.map((c: string) => `onCommand:${c}`),
+    ]);
+    assert.deepEqual([...DETECT_GLOBS], [
+      '**/specward.toml',
+      '**/*.dsl.json',
+      '**/*[oO][pP][eE][nN][aA][pP][iI]*.{json,yaml,yml}',
+      '**/*[sS][wW][aA][gG][gG][eE][rR]*.{json,yaml,yml}',
+      'pyproject.toml',
+    ]);
+    for (const e of pkg.activationEvents) {
+      assert.doesNotMatch(e, /^(onLanguage|onStartupFinished|\*$)/, e);
+      if (e.startsWith('workspaceContains:') && e !== 'workspaceContains:pyproject.toml') {
+        // VS Code searches only patterns with * or ?; any other is taken as an exact path
+        assert.match(e, /[*?]/, e);
+      }
     }
-    assert.ok(pkg.activationEvents.includes('workspaceContains:**/*.dsl.json'));
-    assert.ok(pkg.activationEvents.includes('workspaceContains:**/openapi.yaml'));
-    assert.deepEqual([...CONTRACT_PATTERNS], ['**/*.dsl.json', '**/{openapi,swagger}.{json,yaml,yml}']);
+  });
+
+  it('has a 128x128 PNG icon', () => {
+    assert.equal(pkg.icon, 'images/icon.png');
+    const png = fs.readFileSync(path.join(ROOT, pkg.icon));
+    assert.deepEqual([...png.subarray(0, 8)], [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+    assert.equal(png.toString('latin1', 12, 16), 'IHDR');
+    assert.deepEqual([png.readUInt32BE(16), png.readUInt32BE(20)], [128, 128]);
+  });
+
+  it('builds a minified bundle before vsce packages or publishes, and npm run package leaves it to that', () => {
+    const { scripts } = pkg;
+    assert.match(scripts.bundle, /^esbuild src\/extension\.ts --bundle --outfile=dist\/extension\.js --external:vscode /);
+    assert.equal(pkg.main, './dist/extension.js');
+    assert.equal(scripts['vscode:prepublish'], 'npm run bundle -- --minify');
+    assert.match(scripts.build, /^npm run bundle -- --sourcemap$/);
+    assert.match(scripts.package, /^vsce package\b/);
   });
 
   it('contributes the two commands, restart also in the editor context menu', () => {
@@ -64,12 +95,23 @@ describe('package.json', () => {
     const ctx = pkg.contributes.menus['editor/context'];
     assert.deepEqual(ctx.map((m: { command: string }) => m.command), ['specward.restartServer']);
     const when = new RegExp(/=~ \/(.*)\/$/.exec(ctx[0].when)![1]);
-    for (const name of ['articles.dsl.json', 'openapi.yaml', 'openapi.yml', 'swagger.json']) {
+    for (const name of ['articles.dsl.json', 'openapi.yaml', 'openapi.yml', 'swagger.json', 'Orders-OpenAPI.yml', 'specward.toml']) {
       assert.ok(when.test(name), name);
     }
-    for (const name of ['profile.ts', 'package.json', 'my-openapi.yaml.bak']) {
+    for (const name of ['profile.ts', 'package.json', 'my-openapi.yaml.bak', 'pyproject.toml', 'swagger-ui.js']) {
       assert.ok(!when.test(name), name);
     }
+    for (const name of ['petstore.swagger.yaml', 'openapi.JSON', 'Specward.toml', 'api.dsl.json5', 'SWAGGER.yaml']) {
+      assert.equal(when.test(name), isConfigName(name) || isContractName(name), name);
+    }
+  });
+
+  it('skips the folders the server skips (server/config.py DEFAULT_EXCLUDE)', () => {
+    const config = fs.readFileSync(path.join(ROOT, '..', 'server', 'config.py'), 'utf8');
+    const tuple = /^DEFAULT_EXCLUDE = \(([^)]*)\)/m.exec(config);
+    assert.ok(tuple, 'no DEFAULT_EXCLUDE = (...) in server/config.py');
+    const server = [...tuple[1].matchAll(/"([^"]+)"/g)].map((m) => m[1]);
+    assert.deepEqual([...SKIPPED_FOLDERS].sort(), server.sort());
   });
 });
 
@@ -84,7 +126,7 @@ describe('README', () => {
 
 describe('pure modules', () => {
   it('do not import vscode (they run under node --test)', () => {
-    for (const file of ['constants', 'diagnosticsDump', 'serverCommand', 'settings', 'status', 'which']) {
+    for (const file of ['constants', 'detect', 'diagnosticsDump', 'serverCommand', 'settings', 'status', 'which']) {
       const src = fs.readFileSync(path.join(ROOT, 'src', `${file}.ts`), 'utf8');
       assert.doesNotMatch(src, /from ['"]vscode['"]|require\(['"]vscode['"]\)/, file);
     }
