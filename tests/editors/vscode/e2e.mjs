@@ -13,7 +13,15 @@
 // Works on a copy of examples/fullstack. Checks, each waiting on a condition (<= 90 s):
 //   (a) the diagnostics oracle (SPECWARD_TEST_DIAGNOSTICS_FILE) has the phantom-api diagnostic
 //   (b) the Problems panel shows it          (c) hovering the URL shows "not in the contract"
-//   (d) the quick fix removes it             (e) the status-bar item says "specward"
+//   (d) the quick fix removes it             (e) the status-bar item says "specward", and the
+//       status oracle (SPECWARD_TEST_STATUS_FILE) shows the server started (never "nothing")
+// Then, in a second code-server (its own oracles), a project with nothing for specward (a
+// pyproject.toml without [tool.specward], a TypeScript file):
+//   (f) the status item says "specward: nothing to check", and no server was started
+//   (g) moving in an api/ folder holding openapi.yaml starts the server (file watcher): the
+//       oracle gets the phantom-api diagnostic of the open file; the status file shows
+//       nothing, then starting
+//   (h) the status item says "specward"
 // Saves the screenshot (above). Exit 0 on success; on failure exit 1 with
 // the failing step and a screenshot in /tmp. code-server is always killed at the end.
 
@@ -93,11 +101,83 @@ function readOracle(file) {
   }
 }
 
+/** The status oracle: one JSON object per line, appended by the extension; [] until written. */
+function readStatus(file) {
+  let text;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch {
+    return [];
+  }
+  // a line being appended may be incomplete: keep the complete ones
+  return text.split('\n').filter((l) => l.endsWith('}')).map((l) => JSON.parse(l));
+}
+
 let step = 'preparing';
 let codeServer;
 let browser;
 let page;
 let tmp;
+
+/** Starts code-server on a free port with `env`; resolves to its base URL once healthy. */
+async function startCodeServer(csArgs, env, logName, folder) {
+  const port = await freePort();
+  const csLog = fs.openSync(path.join(tmp, logName), 'a');
+  codeServer = spawn(process.execPath, [CODE_SERVER, ...csArgs, '--auth', 'none', '--bind-addr', `127.0.0.1:${port}`, folder],
+    { env, stdio: ['ignore', csLog, csLog], detached: true });
+  const base = `http://127.0.0.1:${port}`;
+  await waitFor(`code-server on ${base}/healthz (log: ${tmp}/${logName})`, async () => {
+    if (codeServer.exitCode !== null) throw new StepError(`code-server exited with ${codeServer.exitCode}`);
+    const r = await fetch(`${base}/healthz`);
+    return r.ok;
+  });
+  log(`code-server ${codeServer.pid} listening on ${base}`);
+  return base;
+}
+
+/** Stops code-server's whole process group (server, extension host, specward). */
+async function stopCodeServer() {
+  if (!codeServer || codeServer.exitCode !== null || codeServer.signalCode !== null) return;
+  try {
+    process.kill(-codeServer.pid, 'SIGTERM');
+  } catch {}
+  const end = Date.now() + 10_000;
+  while (codeServer.exitCode === null && codeServer.signalCode === null && Date.now() < end) {
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  try {
+    process.kill(-codeServer.pid, 'SIGKILL');
+  } catch {}
+  log('code-server stopped');
+}
+
+/** A new page on `folder`, once the workbench is there. */
+async function openWindow(base, folder) {
+  if (page) await page.close().catch(() => {});
+  page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+  page.setDefaultTimeout(STEP_TIMEOUT);
+  await page.goto(`${base}/?folder=${encodeURIComponent(folder)}`);
+  await page.locator('.monaco-workbench').waitFor();
+}
+
+/** Opens `rel` (a/b/c.ts) from the Explorer; resolves to the editor once it shows `lineText`. */
+async function openFromExplorer(rel, lineText) {
+  const explorer = page.locator('.explorer-folders-view');
+  await explorer.waitFor();
+  const parts = rel.split('/');
+  for (const [i, name] of parts.entries()) {
+    const row = explorer.locator('.monaco-list-row').filter({ has: page.locator('.label-name', { hasText: new RegExp(`^${name.replace('.', '\\.')}$`) }) }).first();
+    await row.waitFor();
+    const expanded = await row.getAttribute('aria-expanded');
+    if (i === parts.length - 1 || expanded !== 'true') {
+      await row.click();
+    }
+  }
+  const editor = page.locator('.editor-instance .monaco-editor').first();
+  await page.locator('.tab.active', { hasText: parts.at(-1) }).waitFor();
+  await editor.locator('.view-line', { hasText: lineText }).waitFor();
+  return editor;
+}
 
 async function main() {
   // ---- preconditions --------------------------------------------------------------
@@ -116,6 +196,7 @@ async function main() {
   const userData = path.join(tmp, 'user-data');
   const extensions = path.join(tmp, 'extensions');
   const oracle = path.join(tmp, 'diagnostics.json');
+  const statusFile = path.join(tmp, 'status.jsonl');
   const settings = JSON.stringify({
     'security.workspace.trust.enabled': false,
     'specward.pythonPath': python,
@@ -144,7 +225,7 @@ async function main() {
     fs.writeFileSync(path.join(userData, dir, 'settings.json'), settings);
   }
 
-  const env = { ...process.env, SPECWARD_TEST_DIAGNOSTICS_FILE: oracle };
+  const env = { ...process.env, SPECWARD_TEST_DIAGNOSTICS_FILE: oracle, SPECWARD_TEST_STATUS_FILE: statusFile };
   // code-server's scripts expect this Node (24) first on PATH
   env.PATH = `${path.dirname(process.execPath)}:${env.PATH}`;
   // a config file of our own: code-server would otherwise create ~/.config/code-server/config.yaml
@@ -160,17 +241,7 @@ async function main() {
   log(`installed ${path.basename(VSIX)}`);
 
   step = 'starting code-server';
-  const port = await freePort();
-  const csLog = fs.openSync(path.join(tmp, 'code-server.log'), 'a');
-  codeServer = spawn(process.execPath, [CODE_SERVER, ...csArgs, '--auth', 'none', '--bind-addr', `127.0.0.1:${port}`, workspace],
-    { env, stdio: ['ignore', csLog, csLog], detached: true });
-  const base = `http://127.0.0.1:${port}`;
-  await waitFor(`code-server on ${base}/healthz (log: ${tmp}/code-server.log)`, async () => {
-    if (codeServer.exitCode !== null) throw new StepError(`code-server exited with ${codeServer.exitCode}`);
-    const r = await fetch(`${base}/healthz`);
-    return r.ok;
-  });
-  log(`code-server ${codeServer.pid} listening on ${base}`);
+  const base = await startCodeServer(csArgs, env, 'code-server.log', workspace);
 
   step = 'opening the workspace in chromium';
   browser = await chromium.launch({
@@ -179,26 +250,10 @@ async function main() {
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
       '--disable-background-networking', '--disable-component-update', '--disable-sync'],
   });
-  page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
-  page.setDefaultTimeout(STEP_TIMEOUT);
-  await page.goto(`${base}/?folder=${encodeURIComponent(workspace)}`);
-  await page.locator('.monaco-workbench').waitFor();
+  await openWindow(base, workspace);
 
   step = `opening ${REL_FILE} from the Explorer`;
-  const explorer = page.locator('.explorer-folders-view');
-  await explorer.waitFor();
-  const parts = REL_FILE.split('/');
-  for (const [i, name] of parts.entries()) {
-    const row = explorer.locator('.monaco-list-row').filter({ has: page.locator('.label-name', { hasText: new RegExp(`^${name.replace('.', '\\.')}$`) }) }).first();
-    await row.waitFor();
-    const expanded = await row.getAttribute('aria-expanded');
-    if (i === parts.length - 1 || expanded !== 'true') {
-      await row.click();
-    }
-  }
-  const editor = page.locator('.editor-instance .monaco-editor').first();
-  await page.locator('.tab.active', { hasText: 'profile.ts' }).waitFor();
-  await editor.locator('.view-line', { hasText: URL_TOKEN }).waitFor();
+  const editor = await openFromExplorer(REL_FILE, URL_TOKEN);
   log(`opened ${REL_FILE}`);
 
   // ---- (a) the oracle -------------------------------------------------------------
@@ -210,7 +265,7 @@ async function main() {
     const found = (readOracle(oracle) || []).find(isOurs);
     if (found) return found;
     const status = await statusItem.innerText({ timeout: 500 }).catch(() => '');
-    if (/not installed|stopped/.test(status)) {
+    if (/not installed|stopped|nothing to check/.test(status)) {
       throw new StepError(`the extension's status bar says "${status.trim()}": the server did not start ` +
         `(see ${tmp}/user-data/logs/*/exthost1/specward.specward/specward.log)`);
     }
@@ -285,7 +340,97 @@ async function main() {
     const t = (await item.innerText({ timeout: 1_000 })).trim();
     return /specward/.test(t) && !/stopped|not installed/.test(t) ? t : false;
   });
-  log(`(e) ok: status bar says "${text}"`);
+  const states = readStatus(statusFile).filter((r) => r.folders.includes(workspace)).map((r) => r.state);
+  if (states[0] !== 'looking' || !states.includes('starting') || !states.includes('ready') || states.includes('nothing')) {
+    throw new StepError(`the status oracle ${statusFile} says ${JSON.stringify(states)}: expected looking, starting, ..., ready and never nothing`);
+  }
+  log(`(e) ok: status bar says "${text}"; the status oracle says ${states.join(' -> ')}`);
+
+  await nothingToCheck({ csArgs });
+}
+
+/** (f)-(h): a project with nothing for specward, then a contract appears in it. */
+async function nothingToCheck({ csArgs }) {
+  step = 'preparing a project with nothing for specward';
+  await stopCodeServer();
+  const shop = path.join(tmp, 'shop');
+  fs.mkdirSync(path.join(shop, 'web', 'src'), { recursive: true });
+  // a Python project that does not use specward: the extension activates on its pyproject.toml
+  fs.writeFileSync(path.join(shop, 'pyproject.toml'), [
+    '[project]', 'name = "shop"', 'version = "0.3.0"', 'requires-python = ">=3.11"', '',
+    '[tool.ruff]', 'line-length = 100', '',
+  ].join('\n'));
+  const ordersRel = 'web/src/orders.ts';
+  fs.writeFileSync(path.join(shop, ordersRel), [
+    'export interface Order {', '  id: number;', '  total: number;', '}', '',
+    'export async function listOrders(): Promise<Order[]> {', "  const res = await fetch('/api/orders');", '  return res.json();', '}', '',
+    'export async function recentOrders(): Promise<Order[]> {', "  const res = await fetch('/api/orders/recent');", '  return res.json();', '}', '',
+  ].join('\n'));
+  // a second code-server, so the first window's extension host cannot write these oracles
+  const oracle = path.join(tmp, 'diagnostics-shop.json');
+  const statusFile = path.join(tmp, 'status-shop.jsonl');
+  const env = { ...process.env, SPECWARD_TEST_DIAGNOSTICS_FILE: oracle, SPECWARD_TEST_STATUS_FILE: statusFile };
+  env.PATH = `${path.dirname(process.execPath)}:${env.PATH}`;
+  step = 'starting the second code-server';
+  const base = await startCodeServer(csArgs, env, 'code-server-shop.log', shop);
+  await openWindow(base, shop);
+  const shopStates = () => readStatus(statusFile).filter((r) => r.folders.includes(shop));
+
+  // ---- (f) nothing to check -------------------------------------------------------
+  step = '(f) "specward: nothing to check" in a project with nothing for specward';
+  const item = page.locator('.statusbar-item', { hasText: /specward/ }).first();
+  const shown = await waitFor('a status-bar item reading "specward: nothing to check"', async () => {
+    const t = (await item.innerText({ timeout: 1_000 })).trim();
+    if (/starting|indexing|stopped|not installed/.test(t)) {
+      throw new StepError(`the status bar says "${t}": the server is being started in a project with nothing for it`);
+    }
+    return /specward: nothing to check/.test(t) ? t : false;
+  });
+  const nothing = await waitFor(`"nothing" in ${statusFile}`, () => shopStates().find((r) => r.state === 'nothing'));
+  if (!/pyproject\.toml has no \[tool\.specward\] table/.test(nothing.tooltip) || !/specward\.toml/.test(nothing.tooltip)) {
+    throw new StepError(`the tooltip does not say what was looked for: ${JSON.stringify(nothing.tooltip)}`);
+  }
+  const before = shopStates().map((r) => r.state);
+  if (before.some((s) => s !== 'looking' && s !== 'nothing')) {
+    throw new StepError(`the status oracle says ${JSON.stringify(before)} before any contract exists`);
+  }
+  log(`(f) ok: status bar says "${shown}", the status oracle says ${before.join(' -> ')}`);
+
+  // ---- (g) a contract appears -----------------------------------------------------
+  step = '(g) an api/ folder with openapi.yaml moved into the project starts the server';
+  await openFromExplorer(ordersRel, "fetch('/api/orders/recent')");
+  // the folder appears at once, its contract with it (as a move, a copy or a checkout does)
+  const staging = path.join(tmp, 'staging-api');
+  fs.mkdirSync(staging);
+  fs.writeFileSync(path.join(staging, 'openapi.yaml'), [
+    'openapi: 3.0.3', 'info:', '  title: Shop', '  version: 0.3.0', 'paths:', '  /api/orders:', '    get:',
+    '      summary: List the orders', '      responses:', "        '200':", '          description: The orders', '',
+  ].join('\n'));
+  fs.renameSync(staging, path.join(shop, 'api'));
+  const phantom = await waitFor(`the phantom-api diagnostic of ${ordersRel} in ${oracle}`, async () => {
+    const found = (readOracle(oracle) || []).find((d) => d.code === 'phantom-api' && d.source === 'specward' &&
+      d.uri.endsWith(`/${ordersRel}`) && d.message.includes('GET /api/orders/recent is not in the contract'));
+    if (found) return found;
+    const t = await item.innerText({ timeout: 500 }).catch(() => '');
+    if (/not installed|stopped/.test(t)) {
+      throw new StepError(`the status bar says "${t.trim()}" (see ${tmp}/user-data/logs/*/exthost1/specward.specward/specward.log)`);
+    }
+    return undefined;
+  });
+  const states = shopStates().map((r) => r.state);
+  const firstStart = states.indexOf('starting');
+  if (firstStart < 0 || states.lastIndexOf('nothing', firstStart) < 0 || states.slice(0, firstStart).some((s) => s !== 'looking' && s !== 'nothing')) {
+    throw new StepError(`the status oracle says ${JSON.stringify(states)}: expected looking, nothing, then starting`);
+  }
+  log(`(g) ok: the contract started the server: ${phantom.message} (line ${phantom.range.start.line + 1}); status ${states.join(' -> ')}`);
+
+  // ---- (h) status bar -------------------------------------------------------------
+  step = '(h) the status-bar item after the server started';
+  const ready = await waitFor('a status-bar item reading "specward" (ready)', async () => {
+    const t = (await item.innerText({ timeout: 1_000 })).trim();
+    return /specward/.test(t) && !/stopped|not installed|nothing to check|starting|indexing/.test(t) ? t : false;
+  });
+  log(`(h) ok: status bar says "${ready}"`);
 }
 
 let code = 0;
@@ -309,19 +454,7 @@ try {
   }
 } finally {
   if (browser) await browser.close().catch(() => {});
-  if (codeServer && codeServer.exitCode === null) {
-    try {
-      process.kill(-codeServer.pid, 'SIGTERM'); // its whole process group (server, extension host, specward)
-    } catch {}
-    const end = Date.now() + 10_000;
-    while (codeServer.exitCode === null && codeServer.signalCode === null && Date.now() < end) {
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    try {
-      process.kill(-codeServer.pid, 'SIGKILL');
-    } catch {}
-    log('code-server stopped');
-  }
+  await stopCodeServer();
   if (code === 0 && tmp && process.env.SPECWARD_E2E_KEEP !== '1') {
     fs.rmSync(tmp, { recursive: true, force: true });
   }

@@ -4,8 +4,9 @@
 #     native modules compile against it)
 #   - Node.js 24 (code-server requires it) in tests/editors/vscode/.tools/ (git-ignored)
 #   - code-server + playwright-core, pinned in package.json / package-lock.json, via `npm ci`
-#   - the extension package client-vscode/specward-0.1.0.vsix (`npm ci && npm run package`),
-#     rebuilt when missing or older than the extension's sources
+#   - the extension package client-vscode/specward-0.1.0.vsix (`npm ci && npm run package`;
+#     vsce runs the minified bundle, vscode:prepublish), rebuilt when missing or older than the
+#     extension's sources, icon or manifest
 # Runs as root (apt-get) without a terminal. SPECWARD_E2E_REBUILD_VSIX=1 forces the .vsix build.
 set -euo pipefail
 
@@ -65,7 +66,7 @@ say "code-server $(node -p 'require(process.argv[1]).version' "$HERE/node_module
 # ---- the .vsix ------------------------------------------------------------------------
 newer=""
 if [[ -f "$VSIX" ]]; then
-  newer="$(find "$CLIENT/src" "$CLIENT/package.json" "$CLIENT/package-lock.json" "$CLIENT/README.md" \
+  newer="$(find "$CLIENT/src" "$CLIENT/images" "$CLIENT/package.json" "$CLIENT/package-lock.json" "$CLIENT/README.md" \
     "$CLIENT/CHANGELOG.md" "$CLIENT/LICENSE" -newer "$VSIX" -print -quit 2>/dev/null || true)"
   [[ -f "$CLIENT/.vscodeignore" && "$CLIENT/.vscodeignore" -nt "$VSIX" ]] && newer="$CLIENT/.vscodeignore"
 fi
