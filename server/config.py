@@ -1,4 +1,5 @@
-"""Configuration: ``specward.toml`` (top-level keys) or ``[tool.specward]`` in ``pyproject.toml``.
+"""Configuration: ``specward.toml`` (top-level keys, or one ``[tool.specward]`` table so the
+``pyproject.toml`` table can be pasted as it is) or ``[tool.specward]`` in ``pyproject.toml``.
 
 Validated with pydantic. An invalid configuration never stops specward: the problem is
 reported on the config file (``config-invalid``) and the defaults are used.
@@ -22,6 +23,14 @@ DEFAULT_CONTRACTS = (
     "**/openapi.yml", "**/openapi.yaml", "**/openapi.json",
     "**/swagger.yml", "**/swagger.yaml", "**/swagger.json",
 )
+
+# Discovery also considers other JSON/YAML files whose name says "openapi" or "swagger"
+# (any case, anywhere in the name), or has "api" or "spec" as a word of its own
+# (``karakeep-openapi-spec.json``, ``api-swagger.yaml``, ``openapi.v2.json``, ``api/spec.yaml``),
+# but only when their first bytes hold a top-level ``openapi`` or ``swagger`` key: a
+# generator's configuration or a UI asset with such a name is not a contract.
+SNIFFED_CONTRACT_NAME = re.compile(r"(?i)(openapi|swagger|(?<![a-z])(api|spec)(?![a-z])).*\.(json|ya?ml)$")
+SNIFF_BYTES = 8192
 
 DEFAULT_EXCLUDE = (
     "node_modules", ".git", ".hg", ".svn", "dist", "build", "out", ".next", ".nuxt", ".svelte-kit",
@@ -85,6 +94,23 @@ def _key_span(text: str, key: str) -> Span:
                 len(text[:line_end].encode()))
 
 
+_TABLE_HEADER = re.compile(r"(?m)^[ \t]*\[[ \t]*\"?tool\"?[ \t]*\.[ \t]*\"?specward\"?[ \t]*[\].]")
+
+
+def has_specward_table(pyproject: Path) -> bool:
+    """Whether ``pyproject`` is a file with a ``[tool.specward]`` table (even a broken file
+    whose text spells the header: it is still the project's configuration, to be reported)."""
+    try:
+        text = pyproject.read_text("utf-8")
+    except (OSError, UnicodeDecodeError):
+        return False
+    try:
+        tool = tomllib.loads(text).get("tool")
+    except tomllib.TOMLDecodeError:
+        return _TABLE_HEADER.search(text) is not None
+    return isinstance(tool, dict) and "specward" in tool
+
+
 def load_config(root: Path) -> LoadedConfig:
     """Read the workspace configuration; never raises."""
     for name, table_path in (("specward.toml", ()), ("pyproject.toml", ("tool", "specward"))):
@@ -111,6 +137,15 @@ def load_config(root: Path) -> LoadedConfig:
             data = data.get(key) if isinstance(data, dict) else None
         if data is None:
             continue
+        if not table_path and isinstance(data.get("tool"), dict) and "specward" in data["tool"]:
+            # specward.toml with the pyproject.toml table pasted in: that table is the configuration
+            others = [k for k in data if k != "tool"] + [f"tool.{k}" for k in data["tool"] if k != "specward"]
+            if others:
+                return LoadedConfig(Settings(), path, [_problem(
+                    rel, _key_span(text, others[0].split(".")[-1]),
+                    f"{name} has a [tool.specward] table and other settings ({', '.join(others)}): "
+                    "put every setting in the table, or every setting at the top level; using defaults")])
+            data = data["tool"]["specward"]
         if not isinstance(data, dict):
             return LoadedConfig(Settings(), path, [_problem(rel, _key_span(text, "specward"), "[tool.specward] must be a table; using defaults")])
         try:

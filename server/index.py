@@ -774,7 +774,9 @@ class WorkspaceIndex:
                 return before | set(self.facts) | set(self.contracts)
             if self.ws.is_excluded(rel):
                 return set()
-            if self.ws.is_contract(rel):
+            # a contract that no longer looks like one (an edit removed its openapi key)
+            # stays a contract, and is reported, rather than vanishing silently
+            if self.ws.is_contract(rel, text) or rel in self.contracts:
                 return self._update_contract(rel, text)
             if self.ws.is_source(rel):
                 return self._update_source(rel, text)
