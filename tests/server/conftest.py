@@ -18,11 +18,17 @@ EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "fullstack"
 SERVER = ClientServerConfig(server_command=[sys.executable, "-m", "specward.server", "serve"])
 
 
+def copy_example(dest: Path, source: Path = EXAMPLE) -> Path:
+    """A copy of the example workspace, without the ``.specward/`` cache a run of
+    `specward check examples/fullstack` leaves in it: every test starts cold, whatever the
+    checkout has been through."""
+    shutil.copytree(source, dest, ignore=shutil.ignore_patterns(".specward"))
+    return dest
+
+
 @pytest.fixture
 def workspace(tmp_path: Path) -> Path:
-    root = tmp_path / "ws"
-    shutil.copytree(EXAMPLE, root)
-    return root
+    return copy_example(tmp_path / "ws")
 
 
 def one_endpoint_workspace(root: Path, path: str) -> Path:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import gc
 import os
 import pickle
-import shutil
 import signal
 import sqlite3
 import subprocess
@@ -20,14 +19,12 @@ import pytest
 from specward.server import index as index_mod
 from specward.server.index import WorkspaceIndex
 
-EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "fullstack"
+from conftest import copy_example
 
 
 @pytest.fixture
 def ws(tmp_path: Path) -> Path:
-    root = tmp_path / "ws"
-    shutil.copytree(EXAMPLE, root)
-    return root
+    return copy_example(tmp_path / "ws")
 
 
 def summary(idx: WorkspaceIndex) -> list[tuple[str, str, str]]:
