@@ -1,9 +1,18 @@
 """The ``specward`` command: ``serve`` (the language server), ``check`` and ``calls`` (the
 same engine once, for CI and audits).
 
+``check`` and ``calls`` take files and folders (default: the current folder). Each path
+belongs to a project: the nearest folder at or above it with a ``specward.toml``, a
+``pyproject.toml`` with ``[tool.specward]``, or a ``.git`` (``workspace.find_project_root``);
+with none of them, the folder given (or the common folder of the paths given) is the
+project. The whole project is indexed with its contracts and configuration; only the
+paths given are reported. Paths in several projects: each project is checked in turn.
+Every path printed is relative to the current folder.
+
 Exit codes of ``check``: 0 when no error-severity finding, 1 when there is one, 2 for
-usage or configuration errors. Lines and columns printed are 1-based; columns count
-Unicode code points.
+usage errors, an invalid configuration (reported after checking with the defaults) and a
+project without any contract (unless ``--allow-no-contract``). ``calls`` exits 0 or 2.
+Lines and columns printed are 1-based; columns count Unicode code points.
 """
 
 from __future__ import annotations
@@ -11,8 +20,10 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import os
 import sys
 from collections import Counter
+from dataclasses import dataclass
 from pathlib import Path
 
 from specward.analyzers.lines import LineIndex
@@ -20,6 +31,7 @@ from specward.analyzers.matching import full_path
 from specward.analyzers.model import Finding
 
 from .index import WorkspaceIndex
+from .workspace import find_project_root
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
 
@@ -39,12 +51,30 @@ def _parser() -> argparse.ArgumentParser:
                                     ("calls", "list every HTTP call found and its status", "text")):
         c = sub.add_parser(name, help=helptext)
         c.add_argument("paths", nargs="*", metavar="PATH",
-                       help="a workspace folder, or files and folders inside the current workspace (default: .)")
+                       help="files and folders to report on (default: .); their project (the nearest "
+                            "folder above them with specward.toml, pyproject.toml with [tool.specward], "
+                            "or .git) is indexed with its contracts and configuration")
         c.add_argument("--contract", action="append", metavar="FILE",
-                       help="contract file to use instead of discovery (repeatable)")
+                       help="contract file to use instead of discovery (repeatable; may be outside the project)")
+        c.add_argument("--allow-no-contract", action="store_true",
+                       help="warn instead of failing (exit 2) when no contract is found")
         c.add_argument("--format", choices=("text", "json"), default=default)
         c.add_argument("--no-cache", action="store_true", help="do not read or write .specward/cache.sqlite")
     return p
+
+
+@dataclass
+class _Project:
+    root: Path
+    selected: list[str]  # root-relative posix paths ("" for the whole project)
+    marker: str | None  # what made ``root`` the root: a file name, or None (the paths given)
+
+
+@dataclass
+class _Run:
+    project: _Project
+    index: WorkspaceIndex
+    contracts: set[str]  # keys of the contracts named on the command line
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -55,145 +85,229 @@ def main(argv: list[str] | None = None) -> int:
         run_stdio(args.log_file)
         return EXIT_OK
     logging.basicConfig(level=logging.WARNING, format="specward: %(message)s", stream=sys.stderr)
+    cwd = Path.cwd().resolve()
     try:
-        root, selected = _workspace(args.paths)
-        contracts = _contracts(root, args.contract)
+        projects = _projects(args.paths or ["."])
+        contracts = _contracts(args.contract)
     except UsageError as exc:
         print(f"specward: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
-    index = WorkspaceIndex(root, contract_globs=contracts, use_cache=not args.no_cache)
-    index.build()
-    if index.config.problems:
-        for f in index.config.problems:
-            print(_text_line(root, f), file=sys.stderr)
-        src = index.config.source.name if index.config.source else "configuration"
-        print(f"specward: error: invalid configuration in {src}", file=sys.stderr)
-        return EXIT_USAGE
-    if index.skipped:
-        items = sorted(index.skipped.items())
-        shown = ", ".join(f"{p} ({why})" for p, why in items[:5])
-        more = f" and {len(items) - 5} more" if len(items) > 5 else ""
-        print(f"specward: skipped {len(items)} file(s): {shown}{more}", file=sys.stderr)
+    if len(projects) > 1:
+        names = ", ".join(_show(cwd, p.root) for p in projects)
+        print(f"specward: the paths belong to {len(projects)} projects ({names}); each is checked with its own "
+              "contracts and configuration", file=sys.stderr)
+    runs: list[_Run] = []
+    for project in projects:
+        named = [c.as_posix() for c in contracts] if contracts else None
+        index = WorkspaceIndex(project.root, contract_globs=named, use_cache=not args.no_cache)
+        index.build()
+        runs.append(_Run(project, index, set(index.ws.contract_files) if contracts else set()))
+    out = _Output(cwd)
+    _report_skipped(runs, out)
     if args.command == "calls":
-        return _calls(index, root, selected, args.format)
-    return _check(index, root, selected, args.format)
+        status = _calls(runs, out, args.format)
+    else:
+        status = _check(runs, out, args.format)
+    for run in runs:
+        status = max(status, _problems(run, out, args.allow_no_contract))
+    return status
 
 
-def _workspace(paths: list[str]) -> tuple[Path, list[str] | None]:
-    cwd = Path.cwd()
-    if not paths:
-        return cwd.resolve(), None
+# ====================================================================== projects and paths
+def _projects(paths: list[str]) -> list[_Project]:
+    """Group the paths given by project (those without a marker last)."""
+    resolved: list[Path] = []
     for p in paths:
-        if not Path(p).exists():
+        path = Path(p)
+        if not path.exists():
             raise UsageError(f"{p}: no such file or folder")
-    if len(paths) == 1 and Path(paths[0]).is_dir():
-        return Path(paths[0]).resolve(), None
-    root = cwd.resolve()
-    selected = []
-    for p in paths:
-        try:
-            rel = Path(p).resolve().relative_to(root).as_posix()
-        except ValueError:
-            raise UsageError(f"{p} is outside the workspace {root}; run specward from a folder that contains it") from None
-        selected.append("" if rel == "." else rel)
-    return root, selected
-
-
-def _contracts(root: Path, files: list[str] | None) -> list[str] | None:
-    if not files:
-        return None
+        resolved.append(path.resolve())
+    found: dict[Path, tuple[str | None, list[Path]]] = {}
+    loose: list[Path] = []
+    for path in resolved:
+        hit = find_project_root(path)
+        if hit is None:
+            loose.append(path)
+        else:
+            found.setdefault(hit[0], (hit[1], []))[1].append(path)
+    if loose:
+        # no marker above these paths: their common folder is the project, unless that is
+        # the filesystem root or the home folder (then each path's own folder is one)
+        folders = [p if p.is_dir() else p.parent for p in loose]
+        common = Path(os.path.commonpath(folders))
+        too_wide = common == Path(common.anchor) or common == Path.home().resolve()
+        for path, folder in zip(loose, folders):
+            found.setdefault(folder if too_wide and len(loose) > 1 else common, (None, []))[1].append(path)
     out = []
-    for f in files:
-        path = Path(f)
-        if not path.is_file():
-            raise UsageError(f"--contract {f}: no such file")
-        try:
-            out.append(path.resolve().relative_to(root).as_posix())
-        except ValueError:
-            raise UsageError(f"--contract {f} is outside the workspace {root}") from None
+    for root, (marker, members) in found.items():
+        selected = []
+        for path in members:
+            rel = path.relative_to(root).as_posix()
+            selected.append("" if rel == "." else rel)
+        out.append(_Project(root, selected, marker))
     return out
 
 
-def _in_selection(rel: str, selected: list[str] | None) -> bool:
-    if not selected:
-        return True
+def _contracts(files: list[str] | None) -> list[Path]:
+    out = []
+    for f in files or ():
+        path = Path(f)
+        if not path.is_file():
+            raise UsageError(f"--contract {f}: no such file")
+        out.append(Path(os.path.abspath(path)))
+    return out
+
+
+def _show(cwd: Path, path: Path) -> str:
+    return Path(os.path.relpath(path, cwd)).as_posix()
+
+
+def _in_selection(rel: str, selected: list[str]) -> bool:
     return any(s == "" or rel == s or rel.startswith(s.rstrip("/") + "/") for s in selected)
 
 
-class _Positions:
-    """Line indexes of files, read once each."""
+def _config_rel(index: WorkspaceIndex) -> str | None:
+    src = index.config.source
+    return src.relative_to(index.root).as_posix() if src is not None else None
 
-    def __init__(self, root: Path) -> None:
-        self.root = root
-        self._cache: dict[str, LineIndex] = {}
 
-    def __call__(self, rel: str, offset: int) -> tuple[int, int]:
-        idx = self._cache.get(rel)
+def _reported(run: _Run, rel: str) -> bool:
+    """Findings on ``rel`` are printed: a path given, a contract named on the command line,
+    or the configuration file (its problems concern every path)."""
+    return _in_selection(rel, run.project.selected) or rel in run.contracts or rel == _config_rel(run.index)
+
+
+class _Output:
+    """Paths relative to the current folder, and line indexes of files, read once each."""
+
+    def __init__(self, cwd: Path) -> None:
+        self.cwd = cwd
+        self._lines: dict[str, LineIndex] = {}
+
+    def path(self, root: Path, rel: str) -> str:
+        return _show(self.cwd, Path(os.path.join(root, rel)))
+
+    def position(self, root: Path, rel: str, offset: int) -> tuple[int, int]:
+        key = os.path.join(root, rel)
+        idx = self._lines.get(key)
         if idx is None:
             try:
-                idx = LineIndex((self.root / rel).read_bytes())
+                idx = LineIndex(Path(key).read_bytes())
             except OSError:
                 idx = LineIndex(b"")
-            self._cache[rel] = idx
+            self._lines[key] = idx
         line, col = idx.position(offset)
         return line + 1, col + 1
 
-
-def _text_line(root: Path, f: Finding, pos: _Positions | None = None) -> str:
-    pos = pos or _Positions(root)
-    line, col = pos(f.file, f.span.start)
-    return f"{f.file}:{line}:{col}: {f.severity}[{f.code}] {f.message}"
+    def text_line(self, root: Path, f: Finding) -> str:
+        line, col = self.position(root, f.file, f.span.start)
+        return f"{self.path(root, f.file)}:{line}:{col}: {f.severity}[{f.code}] {f.message}"
 
 
-def _check(index: WorkspaceIndex, root: Path, selected: list[str] | None, fmt: str) -> int:
-    findings = [f for f in index.all_findings() if _in_selection(f.file, selected)]
-    statuses = [s for s in index.all_statuses() if _in_selection(s.call.file, selected)]
-    pos = _Positions(root)
-    sev = Counter(f.severity for f in findings)
-    calls = Counter(s.status for s in statuses)
-    files = len({f.file for f in findings})
+# ====================================================================== messages on stderr
+def _report_skipped(runs: list[_Run], out: _Output) -> None:
+    items = sorted((out.path(r.project.root, rel), why) for r in runs for rel, why in r.index.skipped.items()
+                   if _in_selection(rel, r.project.selected))
+    if items:
+        shown = ", ".join(f"{p} ({why})" for p, why in items[:5])
+        more = f" and {len(items) - 5} more" if len(items) > 5 else ""
+        print(f"specward: skipped {len(items)} file(s): {shown}{more}", file=sys.stderr)
+
+
+def _problems(run: _Run, out: _Output, allow_no_contract: bool) -> int:
+    """After the report: an invalid configuration, missing contracts. The exit status they call for."""
+    index, root, status = run.index, run.project.root, EXIT_OK
+    for key in index.ws.missing_contracts:  # named in the configuration (--contract files were checked)
+        print(f"specward: warning: contract {out.path(root, key)}, named in "
+              f"{out.path(root, _config_rel(index) or '.')}, does not exist", file=sys.stderr)
+    if not index.contracts:
+        if run.project.marker:
+            where = f"{root} (the project root: the nearest folder with {run.project.marker})"
+        else:
+            where = (f"{root} (no specward.toml, pyproject.toml with [tool.specward] or .git at or above the "
+                     "paths given, so their folder is the project)")
+        message = f"no contract found in {where}; looked for {index.ws.describe_contracts()}"
+        if allow_no_contract:
+            print(f"specward: warning: {message}; every HTTP call is unresolved", file=sys.stderr)
+        else:
+            print(f"specward: error: {message}. Name one with --contract FILE or the `contracts` setting, "
+                  "or pass --allow-no-contract to check without one", file=sys.stderr)
+            status = EXIT_USAGE
+    if index.config.problems:
+        print(f"specward: error: invalid configuration in {out.path(root, _config_rel(index) or '.')}: "
+              "checked with the defaults", file=sys.stderr)
+        status = EXIT_USAGE
+    return status
+
+
+# ====================================================================== check and calls
+def _check(runs: list[_Run], out: _Output, fmt: str) -> int:
+    sev: Counter[str] = Counter()
+    calls: Counter[str] = Counter()
+    diags: list[dict] = []
+    lines: list[str] = []
+    files: set[str] = set()
+    indexed = contracts = endpoints = skipped = ncalls = 0
+    for run in runs:
+        index, root = run.index, run.project.root
+        findings = [f for f in index.all_findings() if _reported(run, f.file)]
+        statuses = [s for s in index.all_statuses() if _in_selection(s.call.file, run.project.selected)]
+        sev.update(f.severity for f in findings)
+        calls.update(s.status for s in statuses)
+        files.update(os.path.join(root, f.file) for f in findings)
+        indexed += len(index.facts)
+        contracts += len(index.contracts)
+        endpoints += len(index.table.endpoints)
+        skipped += sum(1 for rel in index.skipped if _in_selection(rel, run.project.selected))
+        ncalls += len(statuses)
+        for f in findings:
+            if fmt == "json":
+                line, col = out.position(root, f.file, f.span.start)
+                end_line, end_col = out.position(root, f.file, f.span.end)
+                diags.append({"file": out.path(root, f.file), "line": line, "column": col, "end_line": end_line,
+                              "end_column": end_col, "code": f.code, "severity": f.severity, "message": f.message})
+            else:
+                lines.append(out.text_line(root, f))
     summary = {
         "errors": sev["error"], "warnings": sev["warning"], "information": sev["information"], "hints": sev["hint"],
-        "files_with_findings": files, "files_indexed": len(index.facts), "contracts": len(index.contracts),
-        "endpoints": len(index.table.endpoints), "calls": len(statuses),
+        "files_with_findings": len(files), "files_indexed": indexed, "contracts": contracts,
+        "endpoints": endpoints, "calls": ncalls,
         "matched": calls["matched"], "phantom": calls["phantom"], "method_mismatch": calls["method-mismatch"],
-        "unresolved": calls["unresolved"], "skipped_files": len(index.skipped),
+        "unresolved": calls["unresolved"], "skipped_files": skipped,
     }
     if fmt == "json":
-        diags = []
-        for f in findings:
-            line, col = pos(f.file, f.span.start)
-            end_line, end_col = pos(f.file, f.span.end)
-            diags.append({"file": f.file, "line": line, "column": col, "end_line": end_line, "end_column": end_col,
-                          "code": f.code, "severity": f.severity, "message": f.message})
         json.dump({"version": 1, "diagnostics": diags, "summary": summary}, sys.stdout, indent=2)
         sys.stdout.write("\n")
     else:
-        for f in findings:
-            print(_text_line(root, f, pos))
+        for line in lines:
+            print(line)
         parts = [f"{summary['errors']} error(s)", f"{summary['warnings']} warning(s)",
                  f"{summary['information']} information"]
-        print(f"{', '.join(parts)} in {files} file(s); {len(statuses)} HTTP call(s): {calls['matched']} matched, "
+        print(f"{', '.join(parts)} in {len(files)} file(s); {ncalls} HTTP call(s): {calls['matched']} matched, "
               f"{calls['phantom']} phantom, {calls['method-mismatch']} method mismatch, {calls['unresolved']} unresolved; "
-              f"{len(index.table.endpoints)} endpoint(s) in {len(index.contracts)} contract(s)")
+              f"{endpoints} endpoint(s) in {contracts} contract(s)")
+    sys.stdout.flush()
     return EXIT_FINDINGS if sev["error"] else EXIT_OK
 
 
-def _calls(index: WorkspaceIndex, root: Path, selected: list[str] | None, fmt: str) -> int:
-    pos = _Positions(root)
+def _calls(runs: list[_Run], out: _Output, fmt: str) -> int:
     rows = []
-    for st in index.all_statuses():
-        c = st.call
-        if not _in_selection(c.file, selected):
-            continue
-        line, col = pos(c.file, c.span.start)
-        rows.append({"file": c.file, "line": line, "column": col, "method": c.method, "url": c.template,
-                     "status": st.status,
-                     "endpoint": f"{st.endpoint.method} {full_path(st.endpoint)}" if st.endpoint and st.status == "matched" else None,
-                     "via": c.via, "reason": c.reason})
+    for run in runs:
+        root = run.project.root
+        for st in run.index.all_statuses():
+            c = st.call
+            if not _in_selection(c.file, run.project.selected):
+                continue
+            line, col = out.position(root, c.file, c.span.start)
+            rows.append({"file": out.path(root, c.file), "line": line, "column": col, "method": c.method,
+                         "url": c.template, "status": st.status,
+                         "endpoint": f"{st.endpoint.method} {full_path(st.endpoint)}"
+                         if st.endpoint and st.status == "matched" else None,
+                         "via": c.via, "reason": c.reason})
     if fmt == "json":
         json.dump(rows, sys.stdout, indent=2)
         sys.stdout.write("\n")
+        sys.stdout.flush()
         return EXIT_OK
     headers = ("LOCATION", "METHOD", "URL", "STATUS", "ENDPOINT")
     table = [(f"{r['file']}:{r['line']}:{r['column']}", r["method"], r["url"] or "?", r["status"],
@@ -203,6 +317,7 @@ def _calls(index: WorkspaceIndex, root: Path, selected: list[str] | None, fmt: s
         print("  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip())
     counts = Counter(r["status"] for r in rows)
     print(f"{len(rows)} call(s): " + ", ".join(f"{counts[k]} {k}" for k in ("matched", "phantom", "method-mismatch", "unresolved")))
+    sys.stdout.flush()
     return EXIT_OK
 
 

@@ -10,7 +10,12 @@ from pathlib import Path
 
 import pytest
 
-EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "fullstack"
+from specward.server.index import WorkspaceIndex
+
+from conftest import copy_example
+
+PROFILE_AVATAR = ("error[phantom-api] GET /api/user/profile/avatar is not in the contract "
+                  "(nearest: GET /api/user/profile)")
 
 
 def run(*args: str, cwd: Path) -> subprocess.CompletedProcess:
@@ -20,17 +25,14 @@ def run(*args: str, cwd: Path) -> subprocess.CompletedProcess:
 
 @pytest.fixture
 def ws(tmp_path: Path) -> Path:
-    root = tmp_path / "ws"
-    shutil.copytree(EXAMPLE, root)
-    return root
+    return copy_example(tmp_path / "ws")
 
 
 def test_check_text_output_and_exit_code(ws: Path):
     out = run("check", str(ws), cwd=ws.parent)
     assert out.returncode == 1, out.stderr
     lines = out.stdout.splitlines()
-    assert ("web/src/features/profile.ts:10:29: error[phantom-api] GET /api/user/profile/avatar is not in the "
-            "contract (nearest: GET /api/user/profile)") in lines
+    assert f"ws/web/src/features/profile.ts:10:29: {PROFILE_AVATAR}" in lines  # relative to the current folder
     assert any("error[method-mismatch] PATCH /api/users/{id}" in ln and "DELETE, GET" in ln for ln in lines)
     assert lines[-1].startswith("5 error(s), 0 warning(s), 3 information in ")
 
@@ -96,12 +98,21 @@ def test_usage_errors_exit_two(ws: Path):
     assert out.returncode == 2 and "nope.yaml" in out.stderr
 
 
-def test_invalid_config_exits_two_and_names_the_file(ws: Path):
+def test_invalid_config_is_checked_with_the_defaults_then_exits_two(ws: Path):
     (ws / "specward.toml").write_text('max_file_size = "big"\nunknown_key = 1\n')
-    out = run("check", ".", cwd=ws)
+    out = run("check", "web", cwd=ws)
     assert out.returncode == 2
-    assert "specward.toml:1:" in out.stderr and "max_file_size" in out.stderr
-    assert "unknown_key" in out.stderr
+    lines = out.stdout.splitlines()
+    # the configuration's problems are findings (whatever the paths given), and the paths
+    # given are checked with the defaults all the same
+    assert any(ln.startswith("specward.toml:1:1: error[config-invalid] invalid setting max_file_size") for ln in lines)
+    assert any(ln.startswith("specward.toml:2:1: error[config-invalid] invalid setting unknown_key") for ln in lines)
+    assert f"web/src/features/profile.ts:10:29: {PROFILE_AVATAR}" in lines
+    assert lines[-1].startswith("6 error(s)")
+    assert out.stderr.splitlines()[-1] == ("specward: error: invalid configuration in specward.toml: "
+                                           "checked with the defaults")
+    data = json.loads(run("check", "web", "--format", "json", cwd=ws).stdout)
+    assert {d["code"] for d in data["diagnostics"]} == {"config-invalid", "phantom-api", "method-mismatch"}
 
 
 def test_broken_contract_is_an_error_on_the_right_line(ws: Path):
@@ -119,3 +130,177 @@ def test_skipped_files_are_reported_once(ws: Path):
     out = run("check", ".", cwd=ws)
     skipped = [ln for ln in out.stderr.splitlines() if "skipped" in ln]
     assert len(skipped) == 1 and "web/src/bin.ts (binary file)" in skipped[0] and "latin1.py (not UTF-8" in skipped[0]
+
+
+# ---------------------------------------------------------------- a cache left in the example
+def test_a_cache_left_in_the_example_never_reaches_a_test(request):
+    """The README's two lines in order: the first writes `.specward/` into the example (the
+    checkout's, ignored by git); the fixtures' copies made after it still start cold."""
+    example = Path(__file__).resolve().parents[2] / "examples" / "fullstack"
+    left_by_the_user = (example / ".specward").exists()
+    try:
+        first = run("check", "examples/fullstack", cwd=example.parents[1])
+        assert first.returncode == 1, first.stderr
+        assert (example / ".specward" / "cache.sqlite").is_file()
+        assert (example / ".specward" / ".gitignore").read_text() == "*\n"
+        for name in ("ws", "workspace"):  # this module's fixture, and the LSP tests' (conftest)
+            copy = request.getfixturevalue(name)
+            assert not (copy / ".specward").exists(), name
+            idx = WorkspaceIndex(copy)
+            idx.build()
+            assert idx.stats["parsed_files"] == 8 and idx.stats["cached_files"] == 0, name
+            shutil.rmtree(copy)  # the next fixture copies into the same folder
+    finally:
+        if not left_by_the_user:
+            shutil.rmtree(example / ".specward", ignore_errors=True)
+
+
+def test_git_never_sees_the_cache(ws: Path):
+    subprocess.run(["git", "init", "-q", str(ws)], check=True)
+    before = subprocess.run(["git", "status", "--porcelain", "--untracked-files=all"], cwd=ws, capture_output=True,
+                            text=True, check=True).stdout
+    assert run("check", "web", cwd=ws).returncode == 1
+    assert (ws / ".specward" / "cache.sqlite").is_file()
+    after = subprocess.run(["git", "status", "--porcelain", "--untracked-files=all"], cwd=ws, capture_output=True,
+                           text=True, check=True).stdout
+    assert after == before and ".specward" not in after
+
+
+# ---------------------------------------------------------------- the project root
+def test_a_folder_argument_is_checked_inside_its_project(ws: Path):
+    out = run("check", "web", cwd=ws)
+    assert out.returncode == 1, out.stderr
+    lines = out.stdout.splitlines()
+    assert f"web/src/features/profile.ts:10:29: {PROFILE_AVATAR}" in lines
+    assert lines[-1].startswith("4 error(s), 0 warning(s), 0 information in 2 file(s); 11 HTTP call(s): 7 matched, "
+                                "3 phantom, 1 method mismatch, 0 unresolved; 13 endpoint(s) in 2 contract(s)")
+    assert not any(ln.startswith(("scripts/", "contracts/")) for ln in lines)  # only the path given
+
+
+def test_paths_print_relative_to_the_current_folder_for_files_and_folders(ws: Path):
+    web = ws / "web"
+    for args in (("check", "."), ("check", "src"), ("check", "src/features/profile.ts"), ("check",)):
+        out = run(*args, cwd=web)
+        assert out.returncode == 1, (args, out.stderr)
+        assert f"src/features/profile.ts:10:29: {PROFILE_AVATAR}" in out.stdout.splitlines(), args
+    out = run("check", "../scripts", cwd=web)
+    assert out.stdout.splitlines()[0].startswith("../scripts/sync_users.py:24:25: error[phantom-api]")
+    calls = json.loads(run("calls", "src/features/profile.ts", "--format", "json", cwd=web).stdout)
+    assert {r["file"] for r in calls} == {"src/features/profile.ts"}
+
+
+def test_the_repository_root_is_the_project_without_configuration(tmp_path: Path):
+    repo = tmp_path / "repo"
+    copy_example(repo)
+    (repo / "pyproject.toml").unlink()  # the example's marker
+    (repo / ".git").mkdir()
+    (repo / "web" / "pyproject.toml").write_text('[project]\nname = "web"\n')  # no [tool.specward]: not a marker
+    out = run("check", "src", cwd=repo / "web")
+    assert out.returncode == 1, out.stderr
+    assert f"src/features/profile.ts:10:29: {PROFILE_AVATAR}" in out.stdout.splitlines()
+    assert "13 endpoint(s) in 2 contract(s)" in out.stdout
+    # the nearest marker wins: web/ with its own specward.toml is a project without a contract
+    (repo / "web" / "specward.toml").write_text("")
+    out = run("check", "src", cwd=repo / "web")
+    assert out.returncode == 2
+    assert f"no contract found in {(repo / 'web').resolve()} (the project root: the nearest folder with specward.toml)" \
+        in out.stderr
+
+
+def test_no_contract_at_all_fails_and_says_where_it_looked(tmp_path: Path):
+    app = tmp_path / "app"
+    (app / "src").mkdir(parents=True)
+    (app / "src/api.ts").write_text("export const load = () => fetch('/api/things');\n")
+    out = run("check", "src", cwd=app)
+    assert out.returncode == 2
+    assert out.stdout.splitlines()[-1].startswith("0 error(s)")
+    message = out.stderr.splitlines()[-1]
+    assert message.startswith(f"specward: error: no contract found in {(app / 'src').resolve()} (no specward.toml")
+    assert "*.dsl.json" in message and "--contract FILE" in message and "--allow-no-contract" in message
+    allowed = run("check", "src", "--allow-no-contract", cwd=app)
+    assert allowed.returncode == 0
+    assert allowed.stderr.startswith("specward: warning: no contract found in ")
+    assert run("calls", "src", cwd=app).returncode == 2
+    assert run("calls", "src", "--allow-no-contract", cwd=app).returncode == 0
+
+
+def test_paths_in_two_projects_are_each_checked_in_their_project(tmp_path: Path):
+    copy_example(tmp_path / "a")
+    copy_example(tmp_path / "b")
+    (tmp_path / "b/contracts/articles.dsl.json").unlink()
+    out = run("check", "a/web/src/features/profile.ts", "b/web/src/components", "--format", "json", cwd=tmp_path)
+    assert out.returncode == 1, out.stderr
+    data = json.loads(out.stdout)
+    files = {d["file"] for d in data["diagnostics"]}
+    # /api/tags is declared only in the SpecDSL contract, which b no longer has
+    assert files == {"a/web/src/features/profile.ts", "b/web/src/components/TagList.tsx"}
+    assert data["summary"]["contracts"] == 3 and "2 projects" in out.stderr
+
+
+# ---------------------------------------------------------------- contracts outside the project
+@pytest.fixture
+def monorepo(tmp_path: Path) -> Path:
+    """A repository whose frontend is a project of its own and whose contract lives in the backend."""
+    mono = tmp_path / "mono"
+    copy_example(mono)
+    (mono / ".git").mkdir()
+    (mono / "pyproject.toml").unlink()
+    (mono / "backend").mkdir(exist_ok=True)
+    shutil.move(mono / "contracts/openapi.yaml", mono / "backend/openapi.yaml")
+    shutil.move(mono / "web", mono / "frontend")
+    (mono / "frontend/specward.toml").write_text("")
+    return mono
+
+
+def test_contract_option_outside_the_project(monorepo: Path):
+    out = run("check", "frontend", "--contract", "backend/openapi.yaml", cwd=monorepo)
+    assert out.returncode == 1, out.stderr
+    lines = out.stdout.splitlines()
+    assert f"frontend/src/features/profile.ts:10:29: {PROFILE_AVATAR}" in lines
+    # findings on the contract, at a path relative to the current folder
+    assert ("backend/openapi.yaml:62:5: information[unused-endpoint] PUT /api/user/profile is not called anywhere "
+            "in the workspace") in lines
+    inside = run("check", ".", "--contract", "../backend/openapi.yaml", "--format", "json", cwd=monorepo / "frontend")
+    assert inside.returncode == 1, inside.stderr
+    diags = json.loads(inside.stdout)["diagnostics"]
+    unused = next(d for d in diags if d["code"] == "unused-endpoint" and "PUT /api/user/profile" in d["message"])
+    assert (unused["file"], unused["line"], unused["column"]) == ("../backend/openapi.yaml", 62, 5)
+
+
+def test_contracts_setting_outside_the_project(monorepo: Path):
+    (monorepo / "frontend/specward.toml").write_text('contracts = ["../backend/openapi.yaml"]\n')
+    out = run("check", ".", cwd=monorepo / "frontend")
+    assert out.returncode == 1, out.stderr
+    assert f"src/features/profile.ts:10:29: {PROFILE_AVATAR}" in out.stdout.splitlines()
+    assert "endpoint(s) in 1 contract(s)" in out.stdout
+    # a glob stays inside the project: it finds nothing there
+    (monorepo / "frontend/specward.toml").write_text('contracts = ["../backend/*.yaml"]\n')
+    out = run("check", ".", cwd=monorepo / "frontend")
+    assert out.returncode == 2 and "the configured contracts (../backend/*.yaml)" in out.stderr
+    # a file that does not exist is named
+    (monorepo / "frontend/specward.toml").write_text('contracts = ["../backend/gone.yaml"]\n')
+    out = run("check", ".", cwd=monorepo / "frontend")
+    assert out.returncode == 2
+    assert "specward: warning: contract ../backend/gone.yaml, named in specward.toml, does not exist" in out.stderr
+
+
+# ---------------------------------------------------------------- discovery
+def test_discovery_finds_contracts_by_name_and_content_only(tmp_path: Path):
+    app = tmp_path / "app"
+    (app / ".git").mkdir(parents=True)
+    (app / "web").mkdir()
+    (app / "web/client.ts").write_text(
+        "export const a = () => fetch('/api/things');\nexport const b = () => fetch('/api/widgets');\n")
+    (app / "api").mkdir()
+    (app / "api/spec.yaml").write_text(
+        "openapi: 3.0.3\ninfo: {title: T, version: '1'}\npaths:\n  /api/things:\n    get:\n      responses:\n"
+        "        '200': {description: ok}\n")
+    # a generator's configuration and a UI asset named like contracts: not reported
+    (app / "openapi-generator-config.json").write_text('{"generatorName": "typescript-fetch", "inputSpec": "api/spec.yaml"}\n')
+    (app / "web/swagger-ui-settings.json").write_text('{"deepLinking": true, "url": "/openapi.json"}\n')
+    out = run("check", ".", cwd=app)
+    assert out.returncode == 1, out.stderr
+    assert out.stdout.splitlines() == [
+        "web/client.ts:2:30: error[phantom-api] GET /api/widgets is not in the contract",
+        "1 error(s), 0 warning(s), 0 information in 1 file(s); 2 HTTP call(s): 1 matched, 1 phantom, "
+        "0 method mismatch, 0 unresolved; 1 endpoint(s) in 1 contract(s)"]
