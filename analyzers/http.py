@@ -24,6 +24,7 @@ guessed.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from posixpath import dirname, join, normpath
 from typing import Callable
@@ -88,6 +89,7 @@ JS_SUFFIXES = ("", ".ts", ".tsx", ".js", ".jsx", ".mjs", ".cjs", ".mts", ".cts",
                "/index.ts", "/index.tsx", "/index.js", "/index.jsx", "/index.mjs")
 MONOREPO_FOLDERS = frozenset({"apps", "packages", "services", "libs", "projects", "modules", "clients", "sdks"})
 MAX_DEPTH = 6
+_PATHISH = re.compile(r"^(path|url|uri|endpoint|route|resource|href|pathname|p|u)$|Path$|Url$|_path$|_url$", re.I)
 DEFAULT_METHOD = {"fetch": "GET", "ofetch": "GET", "ky": "GET", "axios": "GET", "hook": "GET"}
 
 
@@ -614,7 +616,7 @@ class Linker:
             if got is None:
                 continue
             url, base_len, method, via, default = got
-            if any(type(p) is Arg for p in _flat(url[base_len:])) and _forwards_path(url, base_len):
+            if any(type(p) is Arg for p in _flat(url[base_len:])) and _forwards_path(url, base_len, fn.params):
                 channel = target.channel or _channel_of(idx.facts.path, url, base_len, target)
                 return _Wrapper(url, base_len, method, fn.params, via, channel, default,
                                 target.base_unknown, target.implicit)
@@ -635,16 +637,19 @@ class Linker:
             if _object_request(site):
                 return _Target("object")
             return None
-        # 2. a client instance
+        # 2. a client instance (also called itself: `api(config)`)
         receiver = callee.rpartition(".")[0]
+        if not receiver and idx.facts.language != "python":
+            called = self._client(idx, callee, site.scope)
+            if called is not None and called[1].kind in ("axios", "ky", "ofetch"):
+                return _Target(called[1].kind, verb=None, channel=f"client:{called[0]}:{called[1].scope or ''}:{callee}",
+                               base=self.resolve_expr(called[0], called[1].base, called[1].scope) if called[1].base else None)
         if receiver:
             client = self._client(idx, receiver, site.scope)
-            if client is not None:
+            cidx = (self._file_index(client[0]) if client[0] != idx.facts.path else idx) if client else None
+            concrete = self._concrete(cidx, client[1]) if client is not None and cidx is not None else None
+            if client is not None and concrete is not None:
                 cpath, cdef = client
-                cidx = self._file_index(cpath) if cpath != idx.facts.path else idx
-                concrete = self._concrete(cidx, cdef) if cidx is not None else None
-                if concrete is None:
-                    return None
                 base = self.resolve_expr(cpath, concrete.base, concrete.scope) if concrete.base else None
                 kind = concrete.kind
                 channel = (f"angular:{project_of(idx.facts.path)}" if kind == "angular"
@@ -678,6 +683,10 @@ class Linker:
             if verb in VERBS or verb in ("request", "stream"):
                 return _Target(kind, verb=verb, channel=channel, implicit=implicit)
             return None
+        if (receiver and verb in VERBS and site.args and type(site.args[0]) is ObjVal
+                and _starts_with_slash(site.args[0].get("url"))):  # type: ignore[union-attr,arg-type]
+            # `(options.client ?? client).get({ url: '/pet/{petId}', ...options })`: hey-api's shape
+            return _Target("hey-api", verb=verb, channel=f"typed:{project_of(idx.facts.path)}:{receiver}", implicit=True)
         if _object_request(site):
             return _Target("object")
         if receiver and last in UPPER_VERBS and site.args and _starts_with_slash(site.args[0]):
@@ -711,14 +720,14 @@ class Linker:
             return self.resolve_expr(idx.facts.path, url, site.scope), w.base_len, method, w.via, w.default_method
         if kind == "object":
             obj = next(a for a in args if type(a) is ObjVal)
-            url_val = obj.get("path") or obj.get("url")  # type: ignore[union-attr]
+            url_val = _url_field(obj)  # type: ignore[arg-type]
             method = _method_from_value(obj.get("method") or obj.get("type"))  # type: ignore[union-attr]
             via = "request object"
             default = None
         elif kind == "hook":
             first = _key_of(args[0]) if args else None
             if type(first) is ObjVal:
-                url_val = first.get("url") or first.get("path")  # type: ignore[union-attr]
+                url_val = _url_field(first)  # type: ignore[arg-type]
                 method = _method_from_value(first.get("method")) or "GET"  # type: ignore[union-attr]
             elif type(first) is StrVal:
                 resolved = self.resolve_expr(idx.facts.path, first.expr, site.scope)  # type: ignore[union-attr]
@@ -726,10 +735,19 @@ class Linker:
                     return None  # `useRequest(loadUsers)`: a service function, not a URL
                 url_val = first
                 method = "GET"
+                opts = args[1] if len(args) > 1 else None
+                if type(opts) is ObjVal and verb in ("useFetch", "useLazyFetch"):  # Nuxt: baseURL, method
+                    method = _method_from_value(opts.get("method")) or "GET"  # type: ignore[union-attr]
+                    base = opts.get("baseURL")  # type: ignore[union-attr]
+                    if type(base) is StrVal and not any(type(p) is Arg for p in base.expr):  # type: ignore[union-attr]
+                        target = _Target(kind, verb, base=self.resolve_expr(idx.facts.path, base.expr, site.scope))  # type: ignore[union-attr]
             else:
                 return None  # a service function or a computed key: not a URL
             via = verb or "hook"
         elif kind == "rtk":
+            rtk = idx.clients.get(("rtk", None))  # fetchBaseQuery({ baseUrl }) of the file
+            if rtk is not None and rtk.base and target.base is None:
+                target = _Target(kind, verb, base=self.resolve_expr(idx.facts.path, rtk.base, None), channel=target.channel)
             q = args[0].get("query")  # type: ignore[union-attr]
             if type(q) is FnVal:
                 q = q.returns  # type: ignore[union-attr]
@@ -754,7 +772,7 @@ class Linker:
         elif verb in ("request", "stream") or verb is None:
             first = args[0] if args else None
             if type(first) is ObjVal:  # axios(config), axios.request(config)
-                url_val = first.get("url") or first.get("path")  # type: ignore[union-attr]
+                url_val = _url_field(first)  # type: ignore[arg-type]
                 method = _method_from_value(first.get("method"))  # type: ignore[union-attr]
                 if method is None and first.get("method") is None:  # type: ignore[union-attr]
                     method = "GET"
@@ -807,7 +825,7 @@ class Linker:
             return None
         url, base_len, method, via, _default = got
         fn = idx.functions.get(site.scope) if site.scope is not None else None
-        if fn is not None and any(type(p) is Arg for p in _flat(url[base_len:])) and _forwards_path(url, base_len):
+        if fn is not None and any(type(p) is Arg for p in _flat(url[base_len:])) and _forwards_path(url, base_len, fn.params):
             return None  # this call is the inside of a wrapper: its callers are the HTTP calls
         if site.scope is not None:
             url = _args_to_params(url, fn)
@@ -886,7 +904,19 @@ def _flat(url: UrlExpr) -> list[Part]:
     return out
 
 
-def _starts_with_slash(v: ArgVal) -> bool:
+def _url_field(obj: ObjVal) -> ArgVal | None:
+    """The URL of a request object: its ``url``, else its ``path`` when that is a string
+    (generated clients pass ``path: { petId }`` for the parameters next to ``url``)."""
+    url = obj.get("url")
+    if url is not None and type(url) is not OtherVal:
+        return url
+    path = obj.get("path")
+    if type(path) is StrVal:
+        return path
+    return url if url is not None else (path if type(path) is not ObjVal else None)
+
+
+def _starts_with_slash(v: ArgVal | None) -> bool:
     return type(v) is StrVal and bool(v.expr) and type(v.expr[0]) is Lit and v.expr[0].text.startswith("/")  # type: ignore[union-attr]
 
 
@@ -905,7 +935,7 @@ def _key_of(v: ArgVal) -> ArgVal | None:
 
 def _object_request(site: CallSite) -> bool:
     for a in site.args:
-        if type(a) is ObjVal and (a.get("path") or a.get("url")) is not None:  # type: ignore[union-attr]
+        if type(a) is ObjVal and _url_field(a) is not None:  # type: ignore[arg-type]
             m = a.get("method")  # type: ignore[union-attr]
             if type(m) is StrVal and (_method_from_value(m) or any(type(p) is Arg for p in m.expr)):  # type: ignore[union-attr]
                 return True
@@ -1024,7 +1054,7 @@ def _url_span(site: CallSite, target: _Target) -> Span:
                                     or not _method_from_value(key)):
             return key.span  # type: ignore[union-attr]
         if type(a) is ObjVal:
-            v = a.get("url") or a.get("path")  # type: ignore[union-attr]
+            v = _url_field(a)  # type: ignore[arg-type]
             if target.kind == "rtk":
                 q = a.get("query")  # type: ignore[union-attr]
                 q = q.returns if type(q) is FnVal else q  # type: ignore[union-attr]
@@ -1037,21 +1067,22 @@ def _url_span(site: CallSite, target: _Target) -> Span:
     return site.span
 
 
-def _forwards_path(url: UrlExpr, base_len: int) -> bool:
+def _forwards_path(url: UrlExpr, base_len: int, params: tuple[str, ...] = ()) -> bool:
     """True when an Arg supplies the path itself (``${API_ROOT}${url}``, ``BASE + '/' + path``,
-    ``getQueryPath(path)``), not one segment or a query value of a literal path
-    (``/articles/${slug}``, ``/orders?limit=${n}``)."""
+    ``getQueryPath(path)``, ``/api${path}`` for a parameter named like a path), not one
+    segment or a query value of a literal path (``/articles/${slug}``, ``/orders?limit=${n}``)."""
     text_before = ""
     for part in url[base_len:]:
         t = type(part)
-        if t is Arg:
-            return not text_before.strip("/")
-        if t is Call or t is Alt:
-            if any(type(p) is Arg for p in _flat((part,))):
-                return not text_before.strip("/")
-            text_before += "x"
-        else:
-            text_before += part.text if t is Lit else "x"  # type: ignore[union-attr]
+        arg = part if t is Arg else next((p for p in _flat((part,)) if type(p) is Arg), None) if t in (Call, Alt) else None
+        if arg is not None:
+            if not text_before.strip("/"):
+                return True
+            # glued to a literal without a slash: the rest of the path, when named like one
+            name = arg.field or (params[arg.index] if arg.index < len(params) else "")  # type: ignore[union-attr]
+            return (not text_before.endswith("/") and "?" not in text_before and "=" not in text_before
+                    and bool(_PATHISH.search(name.rpartition(".")[2])))
+        text_before += part.text if t is Lit else "x"  # type: ignore[union-attr]
     return False
 
 

@@ -142,9 +142,15 @@ class ObjVal:
 
     def get(self, key: str) -> "ArgVal | None":
         """The value of ``key`` (dotted for nested objects), None when the object surely has
-        no such field, ``OtherVal`` when a spread it cannot see may hold it."""
+        no such field, ``OtherVal`` when a spread it cannot see may hold it.
+
+        A field written in the literal, or held by a spread object seen here, wins over
+        spreads of parameters and of values not seen (``{ ...options, url }``, and also
+        ``{ url, ...options }``: options objects seldom carry the URL); among spreads of
+        parameters, the first one wins (``{ ...config, ...overrides }``)."""
         head, dot, rest = key.partition(".")
         found: ArgVal | None = None
+        pending: ArgVal | None = None  # a parameter's field, or a spread not seen
         for k, v in reversed(self.fields):
             if k == head:
                 found = v
@@ -152,16 +158,19 @@ class ObjVal:
             if k == SPREAD:
                 if type(v) is ObjVal:
                     inner = v.get(head)
-                    if inner is not None:
+                    if inner is not None and type(inner) is not OtherVal:
                         found = inner
                         break
+                    if inner is not None and pending is None:
+                        pending = inner
                 elif type(v) is StrVal and len(v.expr) == 1 and type(v.expr[0]) is Arg:
                     arg = v.expr[0]
                     field = f"{arg.field}.{head}" if arg.field else head
-                    found = StrVal((Arg(arg.index, field),), v.span)
-                    break
-                else:
-                    return OtherVal(v.span)
+                    pending = StrVal((Arg(arg.index, field),), v.span)
+                elif pending is None:
+                    pending = OtherVal(v.span)
+        if found is None:
+            found = pending
         if found is None or not dot:
             return found
         if type(found) is ObjVal:

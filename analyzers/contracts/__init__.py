@@ -37,7 +37,7 @@ def parse_contract(path: str, text: str) -> ContractFacts:
     except Exception as exc:  # noqa: BLE001 - never raise on any input
         why = f"{type(exc).__name__}: {exc}"
     finding = Finding(CODE, "error", f"internal error while reading the contract: {why}", path, Span(0, 0))
-    return ContractFacts(path, fmt, findings=(finding,))  # type: ignore[arg-type]
+    return ContractFacts(path, fmt, findings=(finding,), readable=False)  # type: ignore[arg-type]
 
 
 def _is_json(path: str, text: str) -> bool:
@@ -63,7 +63,7 @@ def _parse(path: str, text: str, fmt: str) -> ContractFacts:
             sink.add(p.message, p.span)
         if not parsed.problems:
             sink.add("the contract file holds no document", Span(0, 0))
-        return ContractFacts(path, fmt, findings=sink.sorted())  # type: ignore[arg-type]
+        return ContractFacts(path, fmt, findings=sink.sorted(), readable=False)  # type: ignore[arg-type]
 
     endpoints: tuple = ()
     models: tuple = ()
@@ -95,7 +95,8 @@ def _parse(path: str, text: str, fmt: str) -> ContractFacts:
         sink.add(p.message, p.span)
     if parsed.problems:  # the tree was recovered from broken JSON: only syntax errors are reliable
         sink = _only(sink, parsed)
-    return ContractFacts(path, fmt, endpoints, models, sink.sorted())  # type: ignore[arg-type]
+    # a recovered tree may lack any part of the document: it matches calls, judges none
+    return ContractFacts(path, fmt, endpoints, models, sink.sorted(), readable=not parsed.problems)  # type: ignore[arg-type]
 
 
 def _only(sink: Sink, parsed: Parsed) -> Sink:

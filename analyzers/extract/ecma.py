@@ -142,7 +142,8 @@ _FUNCTION_NODES = frozenset(
     {"arrow_function", "function_expression", "generator_function", "method_definition"}
 )
 _WRAPPERS = frozenset(
-    {"parenthesized_expression", "as_expression", "satisfies_expression", "non_null_expression"}
+    {"parenthesized_expression", "as_expression", "satisfies_expression", "non_null_expression",
+     "instantiation_expression"}  # `createClient<paths>`
 )
 # Expression types evaluated as string-like values.
 _STRINGISH = frozenset(
@@ -188,6 +189,7 @@ _SIMPLE_ESCAPES = {
     "\u2029": "",
 }
 _SPACE = re.compile(r"\s+")
+SCHEME_RE = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*://")
 _PLAIN_DOTTED = re.compile(rb"[A-Za-z_$#][\w$#]*(?:\.[A-Za-z_$#][\w$#]*)*\Z")
 _TYPE_ARGS = re.compile(r"<[^<>()]*>")
 _CALL_ARGS = re.compile(r"\([^()]*\)")
@@ -328,7 +330,6 @@ def _queries(grammar: str) -> tuple:
     return qs
 
 
-_LOGGED = frozenset({"import.source", "assigned", "server.name", "client"})
 _NAMES = re.compile(r"[A-Za-z_$][\w$]*")
 
 
@@ -740,6 +741,8 @@ class _Program:
                     r = self.ev(right, rec, scope, depth + 1)
                 return r
             return None
+        if t == "new_expression":
+            return self.new_url(n, rec, scope, depth)
         if t == "ternary_expression":
             options: list[UrlExpr] = []
             for side in (n.child_by_field_name("consequence"), n.child_by_field_name("alternative")):
@@ -763,6 +766,38 @@ class _Program:
                 return None
             return self.ev(inner, rec, scope, depth + 1)
         return None
+
+    def new_url(self, n: Node, rec: _Fn | None, scope: _Fn | None, depth: int) -> UrlExpr | None:
+        """``new URL(path, base)`` resolved as a browser does: an absolute path keeps only the
+        base's origin, a relative one replaces what follows the base's last slash."""
+        ctor = n.child_by_field_name("constructor")
+        args = n.child_by_field_name("arguments")
+        if ctor is None or args is None or self.text(ctor) != "URL" or depth > 12:
+            return None
+        items = [a for a in args.named_children if a.type != "comment"]
+        if not items or items[0].type not in _STRINGISH:
+            return None
+        path = self.ev(items[0], rec, scope, depth + 1)
+        if path is None or len(items) < 2:
+            return path
+        if path and type(path[0]) is Lit and SCHEME_RE.match(path[0].text):  # type: ignore[union-attr]
+            return path
+        base = self.ev(items[1], rec, scope, depth + 1) if items[1].type in _STRINGISH else None
+        if base is None:
+            return (Unknown("computed by new URL()"),)
+        if not base or type(base[-1]) is not Lit:
+            return base + path
+        text = base[-1].text  # type: ignore[union-attr]
+        head = path[0].text if path and type(path[0]) is Lit else ""  # type: ignore[union-attr]
+        if head.startswith("/"):
+            m = SCHEME_RE.match(text)
+            if m and len(base) == 1:
+                rest = text[m.end():]
+                return (Lit(text[: m.end()] + rest.split("/", 1)[0]),) + path
+            return base[:-1] + path if not m else base + path
+        cut = text.rfind("/")
+        kept = text[: cut + 1] if cut >= 0 and not (SCHEME_RE.match(text) and text.count("/") <= 2) else text + "/"
+        return merge(list(base[:-1]) + [Lit(kept)] + list(path))
 
     def call_expr(self, n: Node, rec: _Fn | None, scope: _Fn | None, depth: int) -> UrlExpr | None:
         """A call inside a URL expression: the receiver for string methods that keep the
@@ -830,7 +865,7 @@ class _Program:
                     if type(v) is StrVal:
                         return v.expr  # type: ignore[union-attr]
                     return (Unknown(f"value of {name}" if key is not None else self.reason(value)),)
-                if depth < 12 and value.type in _STRINGISH:
+                if depth < 12 and (value.type in _STRINGISH or value.type == "new_expression"):
                     res = self.ev(value, r, scope, depth + 1)
                     if res is not None:
                         return res
@@ -859,6 +894,8 @@ class _Program:
                 # `options.path` of a local object (`const options = { path: ... }`)
                 if loc[1] or head not in self.assigned:
                     v = self.local_value(loc, r, scope, 1)
+                    if type(v) is StrVal and segs[1:] in (["href"], ["pathname"]):
+                        return v.expr  # type: ignore[union-attr]
                     if type(v) is ObjVal:
                         v = v.get(".".join(segs[1:]))  # type: ignore[union-attr]
                     elif type(v) is StrVal and len(v.expr) == 1 and type(v.expr[0]) is Arg:  # type: ignore[union-attr]
@@ -952,7 +989,7 @@ class _Program:
             if r is not None:
                 return StrVal(r, sp)
             return StrVal((Unknown(self.reason(n)),), sp)
-        if t in _STRINGISH:
+        if t in _STRINGISH or t == "new_expression":
             r = self.ev(n, rec, scope, depth)
             if r is not None:
                 if len(r) == 1 and type(r[0]) is Param:
@@ -1084,8 +1121,8 @@ class _Program:
         # decides which name a function node keeps and the order of equal-span facts)
         for q, kinds, top, pi, c in _dispatched(qs[0], targets, self.nodes is None):
             k = kinds[pi] or _kind(c)
-            if log is not None and k in _LOGGED:
-                self.pos = c[k][0].start_byte
+            if log is not None:  # any capture is inside the statement the match belongs to
+                self.pos = next(iter(c.values()))[0].start_byte
             if k == "call":
                 calls.append(c)
             elif k == "scope":
@@ -1540,7 +1577,16 @@ class _Program:
                 if r is not None and not any(type(p) in (Param, Arg, Unknown) for p in r):
                     out.constants.append((self.base + nn.start_byte, f"{cls}.{name}", r))
             elif value.type in ("call_expression", "new_expression"):
-                self.bind_client(f"this.{name}", value, nn, cls)
+                fn = value.child_by_field_name("function")
+                args = value.child_by_field_name("arguments")
+                made = False
+                if fn is not None and args is not None and fn.type == "member_expression":
+                    prop = fn.child_by_field_name("property")
+                    obj = fn.child_by_field_name("object")
+                    if prop is not None and obj is not None and self.text(prop) in ("create", "extend"):
+                        made = self.make_client(obj, args, f"this.{name}", nn, cls, None)
+                if not made:
+                    self.bind_client(f"this.{name}", value, nn, cls)
         typed = {(f.id, p): t for f, p, t, _ in self.typed}
         for c in this_fields:
             left = c["this.field"][0]
@@ -1605,6 +1651,9 @@ class _Program:
             return
         base = None
         args = value.child_by_field_name("arguments")
+        first = next((a for a in args.named_children if a.type != "comment"), None) if args is not None else None
+        if first is not None and first.type == "call_expression":  # createClient(createConfig({ baseUrl }))
+            args = first.child_by_field_name("arguments")
         if args is not None:
             f = self.locate(value)
             for a in args.named_children:
@@ -1620,38 +1669,10 @@ class _Program:
                                           ("new " if is_new else "") + callee))
 
     def on_client(self, c: dict) -> None:
-        lib = c["client.library"][0]
         node = c["client"][0]
-        segs = self.dotted(lib)
-        if not segs:
-            return
-        libname = ".".join(segs)
-        kind = None
-        base: UrlExpr | None = None
-        module = self.import_modules.get(libname)
-        if module is not None:
-            kind = CLIENT_MODULES.get(module)
-        elif libname in CLIENT_GLOBALS:
-            kind = CLIENT_GLOBALS[libname]
-        else:
-            for prev in reversed(self.out.clients):
-                if prev.name == libname:
-                    kind, base = prev.kind, prev.base
-                    break
-        if kind is None:
-            return
-        f = self.locate(node)
-        named = f.named if f is not None else None
-        for a in c["client.arguments"][0].named_children:
-            if a.type == "object":
-                ov = self.obj(a, f, named, 0)
-                for k in BASE_KEYS:
-                    v = ov.get(k)
-                    if type(v) is StrVal:
-                        base = v.expr  # type: ignore[union-attr]
-                        break
-                break
         name_nodes = c.get("client.name")
+        f = self.locate(c["client.return"][0] if "client.return" in c else node)
+        named = f.named if f is not None else None
         if name_nodes:
             nn = name_nodes[0]
             nsegs = self.dotted(nn)
@@ -1667,7 +1688,40 @@ class _Program:
             scope = self.enclosing_class(node.start_byte)
         else:
             scope = named.name if named is not None else None
+        self.make_client(c["client.library"][0], c["client.arguments"][0], name, nn, scope, f)
+
+    def make_client(self, lib: Node, args: Node, name: str, nn: Node, scope: str | None, f: _Fn | None) -> bool:
+        """A client created by a library's ``create``/``extend`` (or an existing client's)."""
+        segs = self.dotted(lib)
+        if not segs:
+            return False
+        libname = ".".join(segs)
+        kind = None
+        base: UrlExpr | None = None
+        module = self.import_modules.get(libname)
+        if module is not None:
+            kind = CLIENT_MODULES.get(module)
+        elif libname in CLIENT_GLOBALS:
+            kind = CLIENT_GLOBALS[libname]
+        else:
+            for prev in reversed(self.out.clients):
+                if prev.name == libname:
+                    kind, base = prev.kind, prev.base
+                    break
+        if kind is None:
+            return False
+        named = f.named if f is not None else None
+        for a in args.named_children:
+            if a.type == "object":
+                ov = self.obj(a, f, named, 0)
+                for k in BASE_KEYS:
+                    v = ov.get(k)
+                    if type(v) is StrVal:
+                        base = v.expr  # type: ignore[union-attr]
+                        break
+                break
         self.out.clients.append(ClientDef(name, kind, base, self.span(nn), scope))
+        return True
 
     def on_call(self, c: dict, servers: dict[str, str]) -> None:
         # Runs for every call in the file: the common (rejected) path only slices bytes.
@@ -1695,6 +1749,9 @@ class _Program:
             if not args or last in _NOT_CALLS_B or ft == "import":
                 return
             # quick reject of calls whose arguments cannot be URL-like (most calls)
+            if last == b"fetchBaseQuery":  # RTK Query: the base of the file's createApi endpoints
+                self.rtk_base(c["call"][0], args)
+                return
             maybe = self.maybe
             for a in args:
                 t = a.type
@@ -1709,7 +1766,7 @@ class _Program:
                         break
                 elif t == "object":
                     raw = src[a.start_byte : a.end_byte]
-                    if b"url" in raw or b"path" in raw or b"baseURL" in raw:
+                    if b"url" in raw or b"path" in raw or b"baseURL" in raw or b"query" in raw or b"..." in raw:
                         break
                 elif t == "binary_expression":
                     if b"+" in src[a.start_byte : a.end_byte]:
@@ -1739,6 +1796,16 @@ class _Program:
                 scope.name if scope is not None else None,
             )
         )
+
+    def rtk_base(self, call: Node, args: list[Node]) -> None:
+        f = self.locate(call)
+        for a in args:
+            if a.type == "object":
+                ov = self.obj(a, f, f.named if f is not None else None, 0)
+                v = ov.get("baseUrl")
+                if type(v) is StrVal:
+                    self.out.clients.append(ClientDef("rtk", "rtk", v.expr, self.span(call)))  # type: ignore[union-attr]
+                return
 
     def on_route(self, fn: Node, args: list[Node], servers: dict[str, str]) -> bool:
         """Record ``app.get('/users/:id', handler)`` as a Route (and not as a call)."""
@@ -1797,8 +1864,12 @@ def _url_like(v: ArgVal | None, depth: int = 0) -> bool:
     if depth > 4:
         return False
     if t is ObjVal:
-        return any(k in URL_KEYS or ((k == SPREAD or k == "0") and _url_like(x, depth + 1))
-                   for k, x in v.fields)  # type: ignore[union-attr]
+        for k, x in v.fields:  # type: ignore[union-attr]
+            if k in URL_KEYS or ((k == SPREAD or k == "0") and _url_like(x, depth + 1)):
+                return True
+            if k == "query" and type(x) is FnVal and type(x.returns) in (StrVal, ObjVal):  # type: ignore[union-attr]
+                return True  # RTK Query: `query: () => 'wishlist'`
+        return False
     if t is FnVal:
         return _url_like(v.returns, depth + 1)  # type: ignore[union-attr]
     return False

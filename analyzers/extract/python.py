@@ -203,7 +203,7 @@ class _Scope:
     """A function or class: byte range, qualified name and the names bound in it."""
 
     __slots__ = ("start", "end", "qual", "is_class", "parent", "func", "cls", "node", "index",
-                 "name_node", "params_node", "params", "counts", "values")
+                 "name_node", "params_node", "params", "counts", "values", "typed")
 
     def __init__(self, node, name_node, params_node, is_class: bool) -> None:
         self.start = node.start_byte
@@ -220,6 +220,7 @@ class _Scope:
         self.params: dict[str, int] = {}
         self.counts: dict[str, int] = {}
         self.values: dict[str, object] = {}
+        self.typed: dict[str, str] = {}  # parameter -> client kind (`client: httpx.Client | None`)
 
 
 class _ModuleNames:
@@ -252,6 +253,7 @@ class _Grammar:
         self.f_function, self.f_arguments, self.f_expression = f("function"), f("arguments"), f("expression")
         self.f_left, self.f_right, self.f_operator = f("left"), f("right"), f("operator")
         self.f_key, self.f_subscript = f("key"), f("subscript")
+        self.f_type = f("type")
 
 
 @cache
@@ -309,6 +311,27 @@ class _Extractor:
             del names[0]
         return names
 
+    def typed_clients(self, params_node) -> dict[str, str]:
+        """Parameters annotated with a client class: ``client: httpx.Client | None = None``."""
+        out: dict[str, str] = {}
+        t = self.t
+        for c in params_node.named_children:
+            if c.type not in ("typed_parameter", "typed_default_parameter"):
+                continue
+            ty = c.child_by_field_id(self.g.f_type)
+            if ty is None:
+                continue
+            name = c.child_by_field_id(self.g.f_name) if c.type == "typed_default_parameter" else (
+                c.named_children[0] if c.named_child_count else None)
+            if name is None or name.type != "identifier":
+                continue
+            for dotted in _DOTTED.findall(t(ty)):
+                kind = _CLIENT_CTORS.get(self.qualify(dotted))
+                if kind is not None:
+                    out[t(name)] = kind
+                    break
+        return out
+
     # ------------------------------------------------------------------ scopes
     def innermost(self, pos: int) -> _Scope | None:
         scopes = self.scopes
@@ -345,6 +368,7 @@ class _Extractor:
                 s.cls = p.cls if p else None
                 params = self.positional_params(s.params_node, p is not None and p.is_class)
                 s.params = {n: k for k, n in enumerate(params)}
+                s.typed = self.typed_clients(s.params_node)
             stack.append(s)
         self.scopes = found
         self.starts = [s.start for s in found]
@@ -783,6 +807,29 @@ class _Extractor:
             first = False
         return None
 
+    def member_client(self, value, owner: _Scope | None):
+        """(kind, base, base unknown) when ``self.x = value`` makes ``self.x`` a client: a
+        client created here, a parameter typed as a client, or ``client or httpx.Client(...)``."""
+        t = value.type
+        if t == "call":
+            kind = self.client_kind(value)
+            return (kind, self.client_base(value, kind, owner), False) if kind is not None else None
+        typed = owner.func.typed if owner is not None and owner.func is not None else {}
+        if t == "identifier":
+            kind = typed.get(self.t(value))
+            return (kind, None, True) if kind is not None else None
+        if t == "boolean_operator":
+            left = value.child_by_field_id(self.g.f_left)
+            right = value.child_by_field_id(self.g.f_right)
+            kind = typed.get(self.t(left)) if left is not None and left.type == "identifier" else None
+            if right is not None and right.type == "call":
+                made = self.client_kind(right)
+                if made is not None:
+                    base = self.client_base(right, made, owner)
+                    return made, base, base is None and kind is not None
+            return (kind, None, True) if kind is not None else None
+        return None
+
     def bindings(self):
         definitions: list[Definition] = []
         constants: list = []
@@ -834,12 +881,13 @@ class _Extractor:
                             if v is not None and self.t(k) == prefix_kw:
                                 prefix = self.literal(v) or ""
                     routers[name] = (framework, prefix)
-        for target, call, owner in self.members:
-            kind = self.client_kind(call)
-            if kind is not None:
-                cls = owner.cls if owner is not None else None
-                clients.append(_ClientDef(_WS.sub("", self.t(target)), kind, self.client_base(call, kind, owner),
-                                          _span(target), cls.qual if cls else None))
+        for target, value, owner in self.members:
+            cls = owner.cls if owner is not None else None
+            made = self.member_client(value, owner)
+            if made is not None:
+                kind, base, unknown = made
+                clients.append(_ClientDef(_WS.sub("", self.t(target)), kind, base, _span(target),
+                                          cls.qual if cls else None, None, unknown))
         for name_node, call, owner in self.withs:
             kind = self.client_kind(call)
             if kind is not None:

@@ -93,6 +93,14 @@
  (#eq? @_self "self")
  (#set! kind "member"))
 
+((assignment
+   left: (attribute
+           object: (identifier) @_self
+           attribute: (identifier)) @member.target
+   right: [(identifier) (boolean_operator)] @member.value) @member
+ (#eq? @_self "self")
+ (#set! kind "member"))
+
 ((with_item
    value: (as_pattern
             (call) @with.value

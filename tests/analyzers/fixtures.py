@@ -39,8 +39,10 @@ def analyze(fixture: str, base_paths: tuple[str, ...] = (), case_sensitive: bool
     every call of the fixture (as the index does)."""
     files = split(fixture)
     facts = {p: extract(p, t) for p, t in files.items() if not p.endswith(CONTRACT_SUFFIXES)}
-    endpoints = [ep for p, t in files.items() if p.endswith(CONTRACT_SUFFIXES) for ep in parse_contract(p, t).endpoints]
-    table = EndpointTable(endpoints, base_paths, case_sensitive=case_sensitive)
+    contracts = [parse_contract(p, t) for p, t in files.items() if p.endswith(CONTRACT_SUFFIXES)]
+    endpoints = [ep for c in contracts for ep in c.endpoints]
+    table = EndpointTable(endpoints, base_paths, case_sensitive=case_sensitive,
+                          unreadable=[c.path for c in contracts if not c.readable])
     linker = Linker(facts.get)
     linked = {path: linker.link_file(path)[0] for path in sorted(facts)}
     matcher = Matcher(table)

@@ -292,3 +292,541 @@ export const drop = (id: string) => fetch(`/api/users/${id}`, { method: 'DELETE'
         "web/users.ts:2 GET /api/users/{id} method-mismatch",
         "web/users.ts:3 DELETE /api/users/{id} matched",
     ]
+
+
+TASKS = """
+//- api/openapi.yaml
+openapi: 3.0.3
+info: {title: tasks, version: "1"}
+servers:
+  - url: https://tasks.example.com/api/v1
+paths:
+  /projects:
+    get: {responses: {"200": {description: ok}}}
+  /projects/{projectId}:
+    get: {responses: {"200": {description: ok}}}
+  /projects/{projectId}/tasks:
+    get: {responses: {"200": {description: ok}}}
+    post: {responses: {"201": {description: ok}}}
+  /tasks/{id}:
+    get: {responses: {"200": {description: ok}}}
+    patch: {responses: {"200": {description: ok}}}
+  /reports/list:
+    get: {responses: {"200": {description: ok}}}
+"""
+
+
+def test_a_python_sdk_client_passed_in_with_paths_relative_to_its_base():
+    got = analyze(TASKS + """
+//- sdk/tasks_sdk/client.py
+from __future__ import annotations
+
+import httpx
+
+
+class TasksClient:
+    def __init__(self, client: httpx.Client | None = None, *, token: str = "") -> None:
+        self._client = client or httpx.Client(base_url="https://tasks.example.com/api/v1/")
+        self._token = token
+
+    def projects(self) -> list[dict]:
+        return self._client.get("projects").json()
+
+    def project_tasks(self, project_id: str) -> list[dict]:
+        return self._client.get(f"projects/{project_id}/tasks").json()
+
+    def archive(self, project_id: str) -> None:
+        self._client.post(f"projects/{project_id}/archive")
+""")
+    assert got == [
+        "sdk/tasks_sdk/client.py:12 GET /api/v1/projects matched",
+        "sdk/tasks_sdk/client.py:15 GET /api/v1/projects/{project_id}/tasks matched",
+        "sdk/tasks_sdk/client.py:18 POST /api/v1/projects/{project_id}/archive phantom",
+    ]
+
+
+def test_a_client_typed_as_a_parameter_has_an_unknown_base():
+    got = analyze(TASKS + """
+//- web/src/api/tasks.ts
+import type { AxiosInstance } from 'axios';
+
+export async function loadTasks(api: AxiosInstance, projectId: string) {
+  const { data } = await api.get(`/projects/${projectId}/tasks`);
+  return data;
+}
+
+export const loadProject = (api: AxiosInstance, id: string) => api.get(`/projects/${id}`);
+export const loadReport = (api: AxiosInstance) => api.get('/reports/weekly');
+""")
+    assert got == [
+        "web/src/api/tasks.ts:4 GET /projects/{projectId}/tasks matched",
+        "web/src/api/tasks.ts:8 GET /projects/{id} matched",
+        "web/src/api/tasks.ts:9 GET /reports/weekly phantom",
+    ]
+
+
+def test_a_client_built_by_a_factory_function_in_another_module():
+    got = analyze(TASKS + """
+//- web/src/http/factory.ts
+import axios from 'axios';
+
+export function httpFactory(token?: string) {
+  return axios.create({
+    baseURL: 'https://tasks.example.com/api/v1',
+    headers: token ? { Authorization: `Bearer ${token}` } : {},
+  });
+}
+
+export const makeClient = () => axios.create({ baseURL: '/api/v1' });
+//- web/src/projects.ts
+import { httpFactory, makeClient } from './http/factory';
+
+const http = httpFactory();
+const apiClient = makeClient();
+
+export const projects = () => http.get('/projects');
+export const project = (id: string) => apiClient.get(`/projects/${id}`);
+export const members = (id: string) => http.get(`/projects/${id}/members`);
+""")
+    assert got == [
+        "web/src/projects.ts:6 GET /api/v1/projects matched",
+        "web/src/projects.ts:7 GET /api/v1/projects/{id} matched",
+        "web/src/projects.ts:8 GET /api/v1/projects/{id}/members phantom",
+    ]
+
+
+def test_methods_inherited_from_a_base_service_in_another_file():
+    got = analyze(TASKS + """
+//- web/src/services/base.service.ts
+import axios, { AxiosInstance } from 'axios';
+
+export abstract class BaseService {
+  protected http: AxiosInstance = axios.create({ baseURL: '/api/v1' });
+
+  protected get<T>(path: string) {
+    return this.http.get<T>(path);
+  }
+
+  protected post<T>(path: string, body: unknown) {
+    return this.http.post<T>(path, body);
+  }
+}
+//- web/src/services/tasks.service.ts
+import { BaseService } from './base.service';
+
+export class TaskService extends BaseService {
+  task(id: string) { return this.get(`/tasks/${id}`); }
+  create(projectId: string, title: string) { return this.post(`/projects/${projectId}/tasks`, { title }); }
+  comment(id: string, text: string) { return this.post(`/tasks/${id}/comments`, { text }); }
+}
+""")
+    assert got == [
+        "web/src/services/tasks.service.ts:4 GET /api/v1/tasks/{id} matched",
+        "web/src/services/tasks.service.ts:5 POST /api/v1/projects/{projectId}/tasks matched",
+        "web/src/services/tasks.service.ts:6 POST /api/v1/tasks/{id}/comments phantom",
+    ]
+
+
+def test_url_builders_and_route_helpers():
+    got = analyze(TASKS + """
+//- web/src/lib/routes.ts
+import { config } from './config';
+
+const API = '/api/v1';
+
+export function route(path: string, query?: Record<string, string>) {
+  return `${API}${path}${query ? '?' + new URLSearchParams(query) : ''}`;
+}
+
+export const apiUrl = (path: string) => config.get('apiUrl') + path;
+//- web/src/lib/config.ts
+export const config = new Map<string, string>();
+//- web/src/tasks.ts
+import { route, apiUrl } from './lib/routes';
+
+export class Reports {
+  urlPrefix = '/api/v1';
+
+  list(query: string) { return fetch(this.urlPrefix + '/reports/list' + query); }
+  weekly() { return fetch(this.urlPrefix + '/reports/weekly'); }
+}
+
+export const task = (id: string) => fetch(route(`/tasks/${id}`, { expand: 'owner' }));
+export const nope = () => fetch(route('/tasks'));
+export const projects = () => fetch(apiUrl('/projects'));
+""")
+    assert got == [
+        "web/src/tasks.ts:6 GET /api/v1/reports/list matched",
+        "web/src/tasks.ts:7 GET /api/v1/reports/weekly phantom",
+        "web/src/tasks.ts:10 GET /api/v1/tasks/{id} matched",
+        "web/src/tasks.ts:11 GET /api/v1/tasks phantom",
+        "web/src/tasks.ts:12 GET /projects matched",
+    ]
+
+
+def test_a_contract_that_cannot_be_read_judges_no_call():
+    got = analyze(SHOP + """
+//- billing/openapi.yaml
+openapi: 3.0.3
+info: {title: billing, version: "1"
+paths:
+  /invoices:
+    get: {responses: {"200": {description: ok}}}
+//- web/billing.ts
+export const products = () => fetch('/api/products');
+export const invoices = () => fetch('/api/invoices');
+export const wrong = (id: string) => fetch(`/api/products/${id}`, { method: 'DELETE' });
+""")
+    assert got == [
+        "web/billing.ts:1 GET /api/products matched",
+        "web/billing.ts:2 GET /api/invoices unresolved (contract billing/openapi.yaml could not be read)",
+        "web/billing.ts:3 DELETE /api/products/{id} unresolved (contract billing/openapi.yaml could not be read)",
+    ]
+
+
+BOOKMARKS = """
+//- packages/api/openapi.json
+{"openapi": "3.0.0", "info": {"title": "bookmarks", "version": "1"},
+ "servers": [{"url": "{address}/api/v1", "variables": {"address": {"default": "https://bm.example.org"}}}],
+ "paths": {
+  "/bookmarks": {"get": {"responses": {"200": {"description": "ok"}}}, "post": {"responses": {"201": {"description": "ok"}}}},
+  "/bookmarks/{bookmarkId}": {"get": {"responses": {"200": {"description": "ok"}}},
+                              "patch": {"responses": {"200": {"description": "ok"}}},
+                              "delete": {"responses": {"204": {"description": "ok"}}}},
+  "/bookmarks/{bookmarkId}/tags": {"post": {"responses": {"200": {"description": "ok"}}}},
+  "/tags": {"get": {"responses": {"200": {"description": "ok"}}}},
+  "/users/me": {"get": {"responses": {"200": {"description": "ok"}}}}
+ }}
+"""
+
+
+def test_openapi_fetch_clients_made_through_an_alias_in_a_workspace_package():
+    got = analyze(BOOKMARKS + """
+//- packages/sdk/src/index.ts
+import createClient from 'openapi-fetch';
+import type { paths } from './schema';
+
+export const createBookmarksClient = createClient<paths>;
+//- apps/cli/src/client.ts
+import { createBookmarksClient } from '../../../packages/sdk/src/index';
+
+export const client = createBookmarksClient({ baseUrl: `${process.env.BM_ADDRESS}/api/v1` });
+//- apps/cli/src/commands.ts
+import { client } from './client';
+
+export async function show(id: string) {
+  const { data } = await client.GET('/bookmarks/{bookmarkId}', { params: { path: { bookmarkId: id } } });
+  return data;
+}
+export const tag = (id: string) => client.POST(`/bookmarks/{bookmarkId}/tags`, { params: { path: { bookmarkId: id } } });
+export const untag = (id: string) => client.DELETE('/bookmarks/{bookmarkId}/tags', {});
+export const archive = (id: string) => client.POST('/bookmarks/{bookmarkId}/archive', {});
+""")
+    assert got == [
+        "apps/cli/src/commands.ts:4 GET /api/v1/bookmarks/{bookmarkId} matched",
+        "apps/cli/src/commands.ts:7 POST /api/v1/bookmarks/{bookmarkId}/tags matched",
+        "apps/cli/src/commands.ts:8 DELETE /api/v1/bookmarks/{bookmarkId}/tags method-mismatch",
+        "apps/cli/src/commands.ts:9 POST /api/v1/bookmarks/{bookmarkId}/archive phantom",
+    ]
+
+
+def test_openapi_fetch_style_calls_on_a_client_made_elsewhere():
+    got = analyze(BOOKMARKS + """
+//- e2e/tests/tags.test.ts
+import { createBookmarksClient } from '@bm/sdk';
+
+describe('tags', () => {
+  let client: ReturnType<typeof createBookmarksClient>;
+  beforeEach(() => {
+    client = createBookmarksClient({ baseUrl: 'http://localhost:3000/api/v1/' });
+  });
+  it('lists tags', async () => {
+    const { data } = await client.GET('/tags');
+    const { data: me } = await client.GET('/users/me');
+    const { error } = await client.GET('/tags/{tagId}/bookmarks', { params: { path: { tagId: 'x' } } });
+  });
+});
+""")
+    assert got == [
+        "e2e/tests/tags.test.ts:9 GET /tags matched",
+        "e2e/tests/tags.test.ts:10 GET /users/me matched",
+        "e2e/tests/tags.test.ts:11 GET /tags/{tagId}/bookmarks phantom",
+    ]
+
+
+def test_openapi_react_query_and_awaited_axios_with_type_arguments():
+    got = analyze(BOOKMARKS + """
+//- web/src/api.ts
+import createFetchClient from 'openapi-fetch';
+import createClient from 'openapi-react-query';
+import axios from 'axios';
+import type { paths } from './schema';
+
+const fetchClient = createFetchClient<paths>({ baseUrl: '/api/v1' });
+export const $api = createClient(fetchClient);
+
+export function useBookmark(id: string) {
+  return $api.useQuery('get', '/bookmarks/{bookmarkId}', { params: { path: { bookmarkId: id } } });
+}
+export function useRemove() {
+  return $api.useMutation('delete', '/bookmarks/{bookmarkId}');
+}
+export function useRename() {
+  return $api.useMutation('put', '/bookmarks/{bookmarkId}');
+}
+export async function me() {
+  const { data } = await axios.get<{ name: string }>('/api/v1/users/me');
+  return data;
+}
+""")
+    assert got == [
+        "web/src/api.ts:10 GET /bookmarks/{bookmarkId} matched",
+        "web/src/api.ts:13 DELETE /bookmarks/{bookmarkId} matched",
+        "web/src/api.ts:16 PUT /bookmarks/{bookmarkId} method-mismatch",
+        "web/src/api.ts:19 GET /api/v1/users/me matched",
+    ]
+
+
+def test_swr_keys_conditional_arrays_and_functions():
+    got = analyze(BOOKMARKS + """
+//- web/src/hooks.ts
+import useSWR from 'swr';
+
+export function useMe(user?: { id: string }) {
+  return useSWR(user ? '/api/v1/users/me' : null, fetcher);
+}
+export function useTags(token: string) {
+  return useSWR(['/api/v1/tags', token], ([url, t]) => fetcher(url, t));
+}
+export function useBookmark(id?: string) {
+  return useSWR(() => (id ? `/api/v1/bookmarks/${id}` : null), fetcher);
+}
+export function useLists() {
+  return useSWR('/api/v1/lists', fetcher);
+}
+""")
+    assert got == [
+        "web/src/hooks.ts:4 GET /api/v1/users/me matched",
+        "web/src/hooks.ts:7 GET /api/v1/tags matched",
+        "web/src/hooks.ts:10 GET /api/v1/bookmarks/{id} matched",
+        "web/src/hooks.ts:13 GET /api/v1/lists phantom",
+    ]
+
+
+def test_nuxt_fetch_helpers_with_a_base_url_option():
+    got = analyze(SHOP + """
+//- app/composables/useProducts.ts
+export const useProducts = () => useFetch('/products', { baseURL: '/api' });
+export const useProduct = (id: string) => useFetch(`/products/${id}`, { baseURL: '/api', method: 'PUT' });
+export const startSession = () => $fetch('/session/start', { baseURL: '/api', method: 'POST' });
+export const endSession = () => $fetch('/session/stop', { method: 'POST', baseURL: '/api' });
+""")
+    assert got == [
+        "app/composables/useProducts.ts:1 GET /api/products matched",
+        "app/composables/useProducts.ts:2 PUT /api/products/{id} matched",
+        "app/composables/useProducts.ts:3 POST /api/session/start matched",
+        "app/composables/useProducts.ts:4 POST /api/session/stop phantom",
+    ]
+
+
+def test_ky_instances_with_a_prefix_url_and_extended_ones():
+    got = analyze(SHOP + """
+//- web/src/ky.ts
+import ky from 'ky';
+
+export const api = ky.create({ prefixUrl: 'https://shop.example.com/api' });
+export const authed = api.extend({ headers: { authorization: 'token' } });
+//- web/src/products.ts
+import { api, authed } from './ky';
+
+export const products = () => api.get('products').json();
+export const product = (id: string) => authed.get(`products/${id}`).json();
+export const save = (id: string) => authed.put(`products/${id}`, { json: {} }).json();
+export const stock = (id: string) => authed.get(`products/${id}/stock`).json();
+""")
+    assert got == [
+        "web/src/products.ts:3 GET /api/products matched",
+        "web/src/products.ts:4 GET /api/products/{id} matched",
+        "web/src/products.ts:5 PUT /api/products/{id} matched",
+        "web/src/products.ts:6 GET /api/products/{id}/stock phantom",
+    ]
+
+
+def test_axios_defaults_set_in_another_module():
+    got = analyze(SHOP + """
+//- web/src/main.ts
+import axios from 'axios';
+
+axios.defaults.baseURL = import.meta.env.VITE_API_URL;
+//- web/src/store/products.ts
+import axios from 'axios';
+
+export const products = () => axios.get('/products');
+export const product = (id: string) => axios.get(`/products/${id}`);
+export const notes = (id: string) => axios.get(`/items/${id}/notes`);
+export const stock = (id: string) => axios.get(`/products/${id}/stock`);
+""")
+    assert got == [
+        "web/src/store/products.ts:3 GET /products matched",
+        "web/src/store/products.ts:4 GET /products/{id} matched",
+        "web/src/store/products.ts:5 GET /items/{id}/notes matched",
+        "web/src/store/products.ts:6 GET /products/{id}/stock phantom",
+    ]
+
+
+def test_new_url_and_url_search_params():
+    got = analyze(SHOP + """
+//- web/src/search.ts
+const API_BASE = 'https://shop.example.com/api/';
+
+export async function search(q: string) {
+  const url = new URL('products', API_BASE);
+  url.searchParams.set('q', q);
+  return fetch(url);
+}
+export async function byTag(tag: string) {
+  const params = new URLSearchParams({ tag });
+  return fetch('/api/products?' + params.toString());
+}
+export async function notes(id: string) {
+  const params = new URLSearchParams({ limit: '10' });
+  return fetch(`/api/items/${id}/notes?${params}`);
+}
+export const broken = () => fetch(new URL('/api/productz', window.location.origin));
+""")
+    assert got == [
+        "web/src/search.ts:6 GET /api/products matched",
+        "web/src/search.ts:10 GET /api/products matched",
+        "web/src/search.ts:14 GET /api/items/{id}/notes matched",
+        "web/src/search.ts:16 GET /api/productz phantom",
+    ]
+
+
+def test_rtk_query_endpoints_under_a_fetch_base_query():
+    got = analyze(SHOP + """
+//- web/src/services/shopApi.ts
+import { createApi, fetchBaseQuery } from '@reduxjs/toolkit/query/react';
+
+export const shopApi = createApi({
+  reducerPath: 'shopApi',
+  baseQuery: fetchBaseQuery({ baseUrl: '/api' }),
+  endpoints: (build) => ({
+    products: build.query({ query: () => '/products' }),
+    product: build.query({ query: (id) => `/products/${id}` }),
+    saveProduct: build.mutation({ query: ({ id, ...body }) => ({ url: `/products/${id}`, method: 'PUT', body }) }),
+    removeProduct: build.mutation({ query: (id) => ({ url: `/products/${id}`, method: 'DELETE' }) }),
+    wishlist: build.query({ query: () => 'wishlist' }),
+  }),
+});
+""")
+    assert got == [
+        "web/src/services/shopApi.ts:7 GET /api/products matched",
+        "web/src/services/shopApi.ts:8 GET /api/products/{id} matched",
+        "web/src/services/shopApi.ts:9 PUT /api/products/{id} matched",
+        "web/src/services/shopApi.ts:10 DELETE /api/products/{id} method-mismatch",
+        "web/src/services/shopApi.ts:11 GET /api/wishlist phantom",
+    ]
+
+
+def test_tanstack_query_functions_calling_a_wrapper():
+    got = analyze(SHOP + """
+//- web/src/api/client.ts
+export async function getJson<T>(path: string): Promise<T> {
+  const res = await fetch(`/api${path}`, { credentials: 'include' });
+  if (!res.ok) throw new Error(res.statusText);
+  return res.json();
+}
+//- web/src/queries.ts
+import { useQuery, queryOptions } from '@tanstack/react-query';
+import { getJson } from './api/client';
+
+export const productsQuery = queryOptions({ queryKey: ['products'], queryFn: () => getJson('/products') });
+export const useProduct = (id: string) =>
+  useQuery({ queryKey: ['product', id], queryFn: async () => getJson(`/products/${id}`) });
+export const useStock = (id: string) => useQuery({ queryKey: ['stock', id], queryFn: () => getJson(`/stock/${id}`) });
+""")
+    assert got == [
+        "web/src/queries.ts:4 GET /api/products matched",
+        "web/src/queries.ts:6 GET /api/products/{id} matched",
+        "web/src/queries.ts:7 GET /api/stock/{id} phantom",
+    ]
+
+
+PETS = """
+//- api/swagger.json
+{"swagger": "2.0", "info": {"title": "pets", "version": "1"}, "basePath": "/v2",
+ "paths": {
+  "/pet": {"post": {"responses": {"200": {"description": "ok"}}}, "put": {"responses": {"200": {"description": "ok"}}}},
+  "/pet/{petId}": {"get": {"responses": {"200": {"description": "ok"}}}, "delete": {"responses": {"200": {"description": "ok"}}}},
+  "/pet/findByStatus": {"get": {"responses": {"200": {"description": "ok"}}}},
+  "/store/order/{orderId}": {"get": {"responses": {"200": {"description": "ok"}}}}
+ }}
+"""
+
+
+def test_generated_clients_of_the_usual_openapi_generators():
+    got = analyze(PETS + """
+//- gen/codegen/services/PetService.ts
+import { OpenAPI } from '../core/OpenAPI';
+import { request as __request } from '../core/request';
+
+export class PetService {
+  public static getPetById(petId: number) {
+    return __request(OpenAPI, { method: 'GET', url: '/v2/pet/{petId}', path: { 'petId': petId } });
+  }
+  public static updatePetWithForm(petId: number) {
+    return __request(OpenAPI, { method: 'POST', url: '/v2/pet/{petId}', path: { 'petId': petId } });
+  }
+}
+//- gen/fetch/apis/StoreApi.ts
+import * as runtime from '../runtime';
+
+export class StoreApi extends runtime.BaseAPI {
+  async getOrderByIdRaw(requestParameters: { orderId: number }) {
+    const response = await this.request({
+      path: `/store/order/{orderId}`.replace(`{${"orderId"}}`, encodeURIComponent(String(requestParameters['orderId']))),
+      method: 'GET',
+      headers: {},
+    });
+    return response;
+  }
+  async deleteOrderRaw(requestParameters: { orderId: number }) {
+    return this.request({ path: `/store/order/{orderId}`, method: 'DELETE', headers: {} });
+  }
+}
+//- gen/orval/mutator.ts
+import Axios, { AxiosRequestConfig } from 'axios';
+
+export const AXIOS_INSTANCE = Axios.create({ baseURL: '/v2' });
+
+export const customInstance = <T>(config: AxiosRequestConfig, options?: AxiosRequestConfig): Promise<T> =>
+  AXIOS_INSTANCE({ ...config, ...options }).then(({ data }) => data);
+//- gen/orval/pets.ts
+import { customInstance } from './mutator';
+
+export const findPetsByStatus = (status: string) => customInstance({ url: `/pet/findByStatus`, method: 'GET', params: { status } });
+export const addPet = (pet: unknown) => customInstance({ url: `/pet`, method: 'POST', data: pet });
+export const patchPet = (pet: unknown) => customInstance({ url: `/pet`, method: 'PATCH', data: pet });
+//- gen/heyapi/sdk.gen.ts
+import { createClient, createConfig } from '@hey-api/client-fetch';
+
+export const client = createClient(createConfig({ baseUrl: 'https://petstore.example.com/v2' }));
+
+export const getPetById = (options: { client?: typeof client }) =>
+  (options.client ?? client).get({ url: '/pet/{petId}', ...options });
+export const deletePet = (options: { client?: typeof client }) =>
+  (options.client ?? client).delete({ url: '/pet/{petId}', ...options });
+export const getInventory = () => client.get({ url: '/store/inventory' });
+""")
+    assert got == [
+        "gen/codegen/services/PetService.ts:6 GET /v2/pet/{petId} matched",
+        "gen/codegen/services/PetService.ts:9 POST /v2/pet/{petId} method-mismatch",
+        "gen/fetch/apis/StoreApi.ts:6 GET /store/order/{orderId} matched",
+        "gen/fetch/apis/StoreApi.ts:13 DELETE /store/order/{orderId} method-mismatch",
+        "gen/heyapi/sdk.gen.ts:6 GET /pet/{petId} matched",
+        "gen/heyapi/sdk.gen.ts:8 DELETE /pet/{petId} matched",
+        "gen/heyapi/sdk.gen.ts:9 GET /v2/store/inventory phantom",
+        "gen/orval/pets.ts:3 GET /v2/pet/findByStatus matched",
+        "gen/orval/pets.ts:4 POST /v2/pet matched",
+        "gen/orval/pets.ts:5 PATCH /v2/pet method-mismatch",
+    ]
