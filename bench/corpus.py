@@ -95,6 +95,9 @@ def validate_labels(data: object) -> list[str]:
             out.append(f"{where}: a method-mismatch needs `declared`")
         if v in ("phantom", "dynamic") and not c.get("note"):
             out.append(f"{where}: a {v} call needs a `note` saying why")
+        for key in ("call_line", "defined_line"):
+            if key in c and not (isinstance(c[key], int) and c[key] <= c.get("line", 0)):
+                out.append(f"{where}: `{key}` must be a line at or above `line`")
         for a in c.get("also", []):
             if a not in STATUS_OF:
                 out.append(f"{where}: unknown verdict {a!r} in `also`")
@@ -258,7 +261,7 @@ class Label:
     i: int
     file: str
     line: int
-    first: int  # first line of the call (call_line, or line)
+    first: int  # first line of the call (call_line or defined_line when above line, else line)
     code: str
     method: str
     verdict: str
@@ -334,7 +337,7 @@ def make_labels(data: dict, ws: Path, score: Score) -> list[Label]:
                 score.reanchored += 1
                 line = moved
         shift = line - c["line"]
-        first = c.get("call_line", c["line"]) + shift
+        first = min(c.get("call_line", c["line"]), c.get("defined_line", c["line"])) + shift
         accept = {STATUS_OF[c["verdict"]]} if c["verdict"] in STATUS_OF else set()
         accept |= {STATUS_OF[a] for a in c.get("also", [])}
         out.append(Label(i, c["file"], line, min(first, line), c["code"], c["method"].upper(), c["verdict"],

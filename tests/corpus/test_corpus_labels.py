@@ -221,3 +221,11 @@ def test_syntax_check_sees_a_broken_file():
     bad = b"const a = fetch('/x', { method: 'PUT' );\n"
     assert bc.syntax_errors("a.ts", good) == 0
     assert bc.syntax_errors("a.ts", bad) > 0
+
+
+def test_a_call_reported_where_its_url_is_built_is_that_call():
+    labels = _labels([_call(12, "matched", endpoint="GET /api/v1/tags", defined_line=5)])
+    for line, found in ((5, 1), (8, 1), (12, 1), (15, 0), (2, 0)):
+        score = bc.Score("t")
+        bc.score_run(score, labels, bc.Run([_row(line, "matched", endpoint="GET /api/v1/tags")], {}, 0.0), ci=False)
+        assert score.found == found, line
