@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from posixpath import dirname, join, normpath
 from typing import Callable
 
 from .model import (
@@ -52,6 +51,7 @@ from .model import (
     Unknown,
     UrlExpr,
 )
+from .resolve import FILE, Resolver, ResolverConfig
 from .urls import BASEISH, MAX_CANDIDATES, SCHEME, expand, host_of, url_of
 
 VERBS = {"get": "GET", "post": "POST", "put": "PUT", "patch": "PATCH", "delete": "DELETE",
@@ -62,7 +62,8 @@ UPPER_VERBS = frozenset(m for m in HTTP_METHODS if m != "TRACE")  # openapi-fetc
 LIB_MODULES = {
     "axios": "axios", "superagent": "superagent", "ky": "ky", "ofetch": "ofetch",
     "ohmyfetch": "ofetch", "node-fetch": "fetch", "cross-fetch": "fetch",
-    "isomorphic-fetch": "fetch", "swr": "swr", "swr/immutable": "swr", "swr/mutation": "swr",
+    "isomorphic-fetch": "fetch", "isomorphic-unfetch": "fetch", "unfetch": "fetch", "undici": "fetch",
+    "expo/fetch": "fetch", "@whatwg-node/fetch": "fetch", "whatwg-fetch": "fetch", "swr": "swr", "swr/immutable": "swr", "swr/mutation": "swr",
     "ahooks": "hook", "umi": "hook", "@umijs/max": "hook", "requests": "requests",
     "httpx": "httpx", "aiohttp": "aiohttp",
 }
@@ -85,10 +86,9 @@ QUERY_HOOKS = {"useQuery", "useSuspenseQuery", "useMutation", "useInfiniteQuery"
                "useSuspenseInfiniteQuery"}  # openapi-react-query: $api.useQuery('get', '/path')
 RTK = {"query", "mutation", "infiniteQuery"}  # RTK Query: build.query({ query: () => '/path' })
 GLOBALS = {"fetch": "fetch", "$fetch": "ofetch", "axios": "axios", "superagent": "superagent"}
-JS_SUFFIXES = ("", ".ts", ".tsx", ".js", ".jsx", ".mjs", ".cjs", ".mts", ".cts", ".vue", ".svelte",
-               "/index.ts", "/index.tsx", "/index.js", "/index.jsx", "/index.mjs")
 MONOREPO_FOLDERS = frozenset({"apps", "packages", "services", "libs", "projects", "modules", "clients", "sdks"})
 MAX_DEPTH = 6
+_BASE_NAME = re.compile(r"base|host|origin|server|addr|api_?url|api_?root|backend|domain|endpoint", re.I)
 _PATHISH = re.compile(r"^(path|url|uri|endpoint|route|resource|href|pathname|p|u)$|Path$|Url$|_path$|_url$", re.I)
 DEFAULT_METHOD = {"fetch": "GET", "ofetch": "GET", "ky": "GET", "axios": "GET", "hook": "GET"}
 
@@ -100,7 +100,8 @@ def _linker_version() -> str:
     from .extract import EXTRACTOR_VERSION
 
     here = Path(__file__).parent
-    data = b"".join((here / name).read_bytes() for name in ("http.py", "urls.py"))
+    data = b"".join((here / name).read_bytes() for name in ("http.py", "urls.py", "resolve.py", "resolve_setup.py",
+                                                              "resolve_configs.py"))
     return hashlib.blake2b(data + EXTRACTOR_VERSION.encode(), digest_size=8).hexdigest()
 
 
@@ -131,6 +132,7 @@ class HttpCall:
 
 
 LINKER_VERSION = _linker_version()
+_NO_CONFIG = ResolverConfig.build({})
 
 
 @dataclass(slots=True)
@@ -153,7 +155,8 @@ class _Target:
     kind: str  # fetch axios superagent ky ofetch angular hook requests httpx aiohttp openapi-fetch ... wrapper object
     verb: str | None = None  # last callee segment, lower-case
     base: UrlExpr | None = None
-    wrapper: _Wrapper | None = None
+    wrapper: _Wrapper | None = None  # the one request of a wrapper this target stands for
+    wrappers: tuple[_Wrapper, ...] = ()  # every request of a wrapper (see _each)
     channel: str = ""
     base_unknown: bool = False  # a client whose base cannot be seen (typed parameter, injected)
     implicit: bool = False
@@ -177,12 +180,14 @@ def project_of(path: str) -> str:
 class Linker:
     """Links call sites across files. One instance per batch (it memoizes per file)."""
 
-    def __init__(self, lookup: Callable[[str], FileFacts | None]) -> None:
+    def __init__(self, lookup: Callable[[str], FileFacts | None], config: ResolverConfig | None = None) -> None:
         self._lookup = lookup
         self._deps: list[set[str]] = []
         self._memo: dict[tuple, _Memo] = {}
         self._active: set[tuple] = set()
         self._index: dict[str, "_FileIndex"] = {}
+        # the resolver asks through a probe that does not hold the linker (no reference cycle)
+        self._resolver = Resolver(config if config is not None else _NO_CONFIG, _Probe(lookup, self._deps))
 
     # ------------------------------------------------------------------ dependencies
     def _facts(self, path: str) -> FileFacts | None:
@@ -226,69 +231,22 @@ class Linker:
             if idx is not None:
                 for site in idx.facts.calls:
                     try:
-                        call = self._classify(idx, site)
+                        calls.extend(self._classify(idx, site))
                     except RecursionError:
-                        call = None
-                    if call is not None:
-                        calls.append(call)
+                        pass
             return calls, self._deps[-1]
         finally:
             self._deps.pop()
 
     # ------------------------------------------------------------------ module resolution
     def resolve_module(self, importer: str, module: str, language: str) -> str | None:
-        """The workspace file ``module`` names, imported from ``importer``. Memoized per
-        folder: every file of a folder resolves a module the same way."""
-        if language != "python" and not module.startswith((".", "/", "@/", "~/")):
-            return None  # a package
-        folder = dirname(importer)
-        key = ("module", folder, module, language == "python")
-        memo = self._memo.get(key)
-        if memo is None:
-            return self._memoized(key, lambda: self._resolve_module(folder, module, language))  # type: ignore[return-value]
+        """The workspace file ``module`` names, imported from ``importer`` (the one module
+        resolver, ``analyzers/resolve.py``); every path it probed is a dependency: a file
+        created there changes the answer."""
+        r = self._resolver.resolve(importer, module, "python" if language == "python" else None)
         if self._deps:
-            self._deps[-1] |= memo.deps  # the paths probed: a file created there changes the answer
-        return memo.value  # type: ignore[return-value]
-
-    def _resolve_module(self, folder: str, module: str, language: str) -> str | None:
-        if language == "python":
-            return self._resolve_python(folder, module)
-        if module.startswith(("@/", "~/")):
-            bases = [join(root, module[2:]) for root in ("src", "app", "")]
-        elif module.startswith("/"):
-            bases = [module.lstrip("/")]
-        else:
-            bases = [normpath(join(folder, module))]
-        for base in bases:
-            base = base.lstrip("./") if base.startswith("./") else base
-            for suffix in JS_SUFFIXES:
-                candidate = base + suffix
-                if self._facts(candidate) is not None:
-                    return candidate
-        return None
-
-    def _resolve_python(self, folder: str, module: str) -> str | None:
-        if module.startswith("."):
-            dots = len(module) - len(module.lstrip("."))
-            pkg = folder
-            for _ in range(dots - 1):
-                pkg = dirname(pkg)
-            rest = module[dots:].replace(".", "/")
-            roots = [join(pkg, rest) if rest else pkg]
-        else:
-            rest = module.replace(".", "/")
-            roots = [rest, join("src", rest)]
-            # a sibling module imported absolutely from a script's folder
-            here = folder
-            while here:
-                roots.append(join(here, rest))
-                here = dirname(here)
-        for root in roots:
-            root = normpath(root) if root else ""
-            for candidate in (root + ".py", join(root, "__init__.py")):
-                if self._facts(candidate) is not None:
-                    return candidate
-        return None
+            self._deps[-1].update(r.probed)
+        return r.path if r.kind == FILE else None
 
     def _import_target(self, idx: "_FileIndex", local: str) -> tuple[str | None, str, str] | None:
         """For a local name bound by an import: (resolved file or None, module, export name)."""
@@ -600,27 +558,32 @@ class Linker:
                          made.base_unknown or (base is None and made.kind in ("openapi-fetch", "hey-api")))
 
     # ------------------------------------------------------------------ wrappers
-    def _wrapper(self, path: str, fn: FunctionDef) -> _Wrapper | None:
+    def _wrapper(self, path: str, fn: FunctionDef) -> tuple[_Wrapper, ...] | None:
         key = ("wrapper", path, fn.name)
         return self._memoized(key, lambda: self._compute_wrapper(path, fn))  # type: ignore[return-value]
 
-    def _compute_wrapper(self, path: str, fn: FunctionDef) -> _Wrapper | None:
+    def _compute_wrapper(self, path: str, fn: FunctionDef) -> tuple[_Wrapper, ...] | None:
+        """Every request ``fn`` makes with a path from its parameters: one for a thin wrapper,
+        several for a hook that lists, saves and tests (each caller sends all of them)."""
         idx = self._file_index(path)
         if idx is None:
             return None
+        found: list[_Wrapper] = []
+        seen: set = set()
         for site in idx.calls_by_scope.get(fn.name, ()):
-            target = self._target(idx, site)
-            if target is None:
-                continue
-            got = self._url_and_method(idx, site, target)
-            if got is None:
-                continue
-            url, base_len, method, via, default = got
-            if any(type(p) is Arg for p in _flat(url[base_len:])) and _forwards_path(url, base_len, fn.params):
-                channel = target.channel or _channel_of(idx.facts.path, url, base_len, target)
-                return _Wrapper(url, base_len, method, fn.params, via, channel, default,
-                                target.base_unknown, target.implicit)
-        return None
+            for target in _each(self._target(idx, site)):
+                got = self._url_and_method(idx, site, target)
+                if got is None:
+                    continue
+                url, base_len, method, via, default = got
+                if any(type(p) is Arg for p in _flat(url[base_len:])) and _forwards_path(url, base_len, fn.params):
+                    if (url, method) in seen:
+                        continue
+                    seen.add((url, method))
+                    channel = target.channel or _channel_of(idx.facts.path, url, base_len, target)
+                    found.append(_Wrapper(url, base_len, method, fn.params, via, channel, default,
+                                          target.base_unknown, target.implicit))
+        return tuple(found) or None
 
     # ------------------------------------------------------------------ classification
     def _target(self, idx: "_FileIndex", site: CallSite) -> _Target | None:
@@ -631,9 +594,9 @@ class Linker:
         # 1. a function of the workspace that forwards to an HTTP call
         fn = self._function(idx, callee, site.scope)
         if fn is not None:
-            wrapper = self._wrapper(*fn)
-            if wrapper is not None:
-                return _Target("wrapper", wrapper=wrapper)
+            wrappers = self._wrapper(*fn)
+            if wrappers is not None:
+                return _Target("wrapper", wrappers=wrappers)
             if _object_request(site):
                 return _Target("object")
             return None
@@ -816,28 +779,37 @@ class Linker:
             base_len = _leading_base_len(url_val.expr, self, idx, site.scope)  # type: ignore[union-attr]
         return path, base_len, method, via, default
 
-    def _classify(self, idx: "_FileIndex", site: CallSite) -> HttpCall | None:
-        target = self._target(idx, site)
-        if target is None:
-            return None
-        got = self._url_and_method(idx, site, target)
-        if got is None:
-            return None
-        url, base_len, method, via, _default = got
+    def _classify(self, idx: "_FileIndex", site: CallSite) -> list[HttpCall]:
+        out: list[HttpCall] = []
         fn = idx.functions.get(site.scope) if site.scope is not None else None
-        if fn is not None and any(type(p) is Arg for p in _flat(url[base_len:])) and _forwards_path(url, base_len, fn.params):
-            return None  # this call is the inside of a wrapper: its callers are the HTTP calls
-        if site.scope is not None:
-            url = _args_to_params(url, fn)
-        span = _url_span(site, target)
-        meth = method if isinstance(method, str) and method.upper() in HTTP_METHODS else "UNKNOWN"
-        if target.kind == "wrapper" and target.wrapper is not None:
-            channel, unknown, implicit = target.wrapper.channel, target.wrapper.base_unknown, target.wrapper.implicit
-        else:
-            channel = target.channel or _channel_of(idx.facts.path, url, base_len, target)
-            unknown, implicit = target.base_unknown, target.implicit
-        return finish(idx.facts.path, span, site.span, meth.upper(), url, base_len, via, channel,
-                      self._api_hosts(idx), implicit or unknown)
+        for target in _each(self._target(idx, site)):
+            got = self._url_and_method(idx, site, target)
+            if got is None:
+                continue
+            url, base_len, method, via, _default = got
+            if fn is not None and any(type(p) is Arg for p in _flat(url[base_len:])) and _forwards_path(url, base_len, fn.params):
+                continue  # this call is the inside of a wrapper: its callers are the HTTP calls
+            if site.scope is not None:
+                url = _args_to_params(url, fn)
+            span = _url_span(site, target)
+            if target.kind == "wrapper" and target.wrapper is not None:
+                channel, unknown, implicit = target.wrapper.channel, target.wrapper.base_unknown, target.wrapper.implicit
+            else:
+                channel = target.channel or _channel_of(idx.facts.path, url, base_len, target)
+                unknown, implicit = target.base_unknown, target.implicit
+            hosts = self._api_hosts(idx)
+            methods = _methods(method)
+            branches = _split_alt(url, len(methods)) if len(methods) > 1 else None
+            if branches is not None:
+                # `path: id ? `/x/${id}` : '/x'` with `method: id ? 'PUT' : 'POST'`: one request per branch
+                pairs = [(m, (u, base_len)) for m, u in zip(methods, branches)]
+            else:
+                pairs = [(m, (url, base_len)) for m in methods]
+            for meth, (u, bl) in pairs:
+                call = finish(idx.facts.path, span, site.span, meth, u, bl, via, channel, hosts, implicit or unknown)
+                if call is not None and call not in out:
+                    out.append(call)
+        return out
 
     def _api_hosts(self, idx: "_FileIndex") -> frozenset[str]:
         """Hosts this file's base constants name: an absolute URL to one of them is the API."""
@@ -859,6 +831,22 @@ class Linker:
 
 
 # ---------------------------------------------------------------------- helpers
+
+
+class _Probe:
+    """``exists`` for the resolver: a file exists when it has facts; each path asked is a
+    dependency of what is being linked."""
+
+    __slots__ = ("lookup", "deps")
+
+    def __init__(self, lookup: Callable[[str], FileFacts | None], deps: list[set[str]]) -> None:
+        self.lookup = lookup
+        self.deps = deps
+
+    def __call__(self, path: str) -> bool:
+        if self.deps:
+            self.deps[-1].add(path)
+        return self.lookup(path) is not None
 
 
 class _FileIndex:
@@ -934,15 +922,19 @@ def _key_of(v: ArgVal) -> ArgVal | None:
 
 
 def _object_request(site: CallSite) -> bool:
+    """A call of an unknown function passing a request object: a URL and a method written
+    in the object (a spread of the caller's options is not enough to say so)."""
     for a in site.args:
-        if type(a) is ObjVal and _url_field(a) is not None:  # type: ignore[arg-type]
-            m = a.get("method")  # type: ignore[union-attr]
+        if type(a) is ObjVal and (a.own("url") or a.own("path")) is not None and _url_field(a) is not None:  # type: ignore[union-attr,arg-type]
+            m = a.own("method")  # type: ignore[union-attr]
             if type(m) is StrVal and (_method_from_value(m) or any(type(p) is Arg for p in m.expr)):  # type: ignore[union-attr]
                 return True
     return False
 
 
 def _method_from_value(val: object) -> object:
+    """A method (``"GET"``), the caller's (``Arg``), one of several (``("POST", "PUT")`` for
+    ``id ? 'PUT' : 'POST'``, in the branches' order), or None when it cannot be seen."""
     if type(val) is StrVal:
         if len(val.expr) == 1:  # type: ignore[attr-defined]
             p = val.expr[0]  # type: ignore[attr-defined]
@@ -950,7 +942,41 @@ def _method_from_value(val: object) -> object:
                 return p.text.upper()
             if type(p) is Arg:
                 return p
+            if type(p) is Alt:
+                methods = []
+                for o in p.options:  # type: ignore[union-attr]
+                    m = _method_from_value(StrVal(o, val.span)) if len(o) == 1 else None  # type: ignore[attr-defined]
+                    if not isinstance(m, str):
+                        return None
+                    methods.append(m)
+                return tuple(methods)
     return None
+
+
+def _split_alt(url: UrlExpr, n: int) -> list[UrlExpr] | None:
+    """The URL once per option of its first conditional piece with ``n`` options (the one a
+    conditional method of ``n`` options goes with), or None when there is none."""
+    for i, p in enumerate(url):
+        if type(p) is Alt and len(p.options) == n:  # type: ignore[union-attr]
+            return [url[:i] + tuple(o) + url[i + 1:] for o in p.options]  # type: ignore[union-attr]
+    return None
+
+
+def _methods(method: object) -> tuple[str, ...]:
+    if isinstance(method, tuple):
+        return method
+    if isinstance(method, str) and method.upper() in HTTP_METHODS:
+        return (method.upper(),)
+    return ("UNKNOWN",)
+
+
+def _each(target: "_Target | None") -> list["_Target"]:
+    """A target per request: a wrapper making several requests stands for each of them."""
+    if target is None:
+        return []
+    if target.wrappers:
+        return [_Target("wrapper", wrapper=w) for w in target.wrappers]
+    return [target]
 
 
 def _arg_value(site: CallSite, arg: Arg, params: tuple[str, ...]) -> ArgVal | None:
@@ -1017,11 +1043,23 @@ def _substitute_args(url: UrlExpr, args: tuple[ArgVal, ...], kwargs: tuple[tuple
     return tuple(out)
 
 
+def _base_arg(url: UrlExpr, params: tuple[str, ...]) -> bool:
+    """``${opts.serverAddr}/api/assets``: a parameter named like a base, then a literal path
+    and no other parameter. The call is made here, through a base only its caller knows."""
+    if len(url) < 2 or type(url[0]) is not Arg or type(url[1]) is not Lit or not url[1].text.startswith("/"):  # type: ignore[union-attr]
+        return False
+    first = url[0]
+    name = first.field or (params[first.index] if first.index < len(params) else "")  # type: ignore[union-attr]
+    return bool(_BASE_NAME.search(name.rpartition(".")[2])) and not any(type(p) is Arg for p in _flat(url[1:]))
+
+
 def _args_to_params(url: UrlExpr, fn: FunctionDef | None) -> UrlExpr:
     out: list[Part] = []
-    for p in url:
+    for i, p in enumerate(url):
         t = type(p)
-        if t is Arg:
+        if t is Arg and i == 0 and _base_arg(url, fn.params if fn is not None else ()):
+            out.append(Env(_arg_label(p, fn)))  # type: ignore[arg-type]
+        elif t is Arg:
             out.append(Param(_arg_label(p, fn)))  # type: ignore[arg-type]
         elif t is Alt:
             out.append(Alt(tuple(_args_to_params(o, fn) for o in p.options)))  # type: ignore[union-attr]
@@ -1071,6 +1109,8 @@ def _forwards_path(url: UrlExpr, base_len: int, params: tuple[str, ...] = ()) ->
     """True when an Arg supplies the path itself (``${API_ROOT}${url}``, ``BASE + '/' + path``,
     ``getQueryPath(path)``, ``/api${path}`` for a parameter named like a path), not one
     segment or a query value of a literal path (``/articles/${slug}``, ``/orders?limit=${n}``)."""
+    if _base_arg(url[base_len:], params):
+        return False
     text_before = ""
     for part in url[base_len:]:
         t = type(part)

@@ -140,6 +140,18 @@ class ObjVal:
     fields: tuple[tuple[str, "ArgVal"], ...]
     span: Span
 
+    def own(self, key: str) -> "ArgVal | None":
+        """The value of ``key`` when the literal writes it (itself or in a spread object seen
+        here), not when only a spread of a parameter or of an unseen value may hold it."""
+        for k, v in reversed(self.fields):
+            if k == key:
+                return v
+            if k == SPREAD and type(v) is ObjVal:
+                inner = v.own(key)
+                if inner is not None:
+                    return inner
+        return None
+
     def get(self, key: str) -> "ArgVal | None":
         """The value of ``key`` (dotted for nested objects), None when the object surely has
         no such field, ``OtherVal`` when a spread it cannot see may hold it.
@@ -157,10 +169,11 @@ class ObjVal:
                 break
             if k == SPREAD:
                 if type(v) is ObjVal:
-                    inner = v.get(head)
-                    if inner is not None and type(inner) is not OtherVal:
+                    inner = v.own(head)
+                    if inner is not None:
                         found = inner
                         break
+                    inner = v.get(head)  # only through a spread it holds
                     if inner is not None and pending is None:
                         pending = inner
                 elif type(v) is StrVal and len(v.expr) == 1 and type(v.expr[0]) is Arg:

@@ -111,6 +111,7 @@ class Resolver:
         self._exists = exists
         self._memo: dict[tuple, Resolution] = {}  # per context (or target) and specifier
         self._seen: dict[tuple[str, str], Resolution] = {}  # per importer folder and specifier
+        self._deps: frozenset[str] | None = None  # every dependency any package.json names
 
     @property
     def notes(self) -> tuple[Note, ...]:
@@ -131,8 +132,36 @@ class Resolver:
         hit = self._seen.get(fast)
         if hit is not None:
             return hit
-        hit = self._seen[fast] = self._resolve_js(folder, specifier)
+        hit = self._resolve_js(folder, specifier)
+        if hit.kind == PACKAGE and hit.doubt and hit.provider == INSTALLED and hit.package not in self._dependencies():
+            hit = self._base_url_guess(folder, _clean(specifier), hit)
+        self._seen[fast] = hit
         return hit
+
+    def _dependencies(self) -> frozenset[str]:
+        deps = self._deps
+        if deps is None:
+            deps = self._deps = frozenset(n for p in self.config.packages.values() for n in p.deps)
+        return deps
+
+    def _base_url_guess(self, folder: str, spec: str, package: Resolution) -> Resolution:
+        """A bare specifier that no dependency provides, when configuration that could say
+        what it names is missing (``"extends": "./frontend/tsconfig.json"``, not in the
+        workspace): it is tried under the importer's folder and each folder above it, as a
+        ``baseUrl`` there would make it (CRA's ``baseUrl: src``, webpack's ``resolve.modules``)."""
+        probed = list(package.probed)
+        here = folder
+        while True:
+            base = join(here, spec)
+            found = self._file(base, probed, spec.endswith("/")) if base is not None else None
+            if found is not None:
+                return Resolution(FILE, path=found, via=f"guess: a baseUrl of {here or 'the root'} "
+                                  f"({package.doubt})", probed=tuple(probed), doubt=package.doubt)
+            if not here:
+                break
+            here = here.rpartition("/")[0]
+        return Resolution(package.kind, package.path, package.package, package.provider, package.root,
+                          package.via, tuple(probed), package.doubt)
 
     def _resolve_js(self, folder: str, specifier: str) -> Resolution:
         spec = _clean(specifier)

@@ -746,6 +746,9 @@ def copy_corpus(src: Path, dest: Path) -> None:
             if not os.path.islink(p):
                 os.chmod(p, os.stat(p).st_mode | stat.S_IWUSR | stat.S_IRUSR | (stat.S_IXUSR if name in dirnames else 0))
         os.chmod(dirpath, os.stat(dirpath).st_mode | stat.S_IWUSR | stat.S_IRUSR | stat.S_IXUSR)
+    # the applications are git repositories as published: the repository root is the project
+    # root specward finds from the folders it is given (the corpus keeps no .git of its own)
+    (dest / ".git").mkdir(exist_ok=True)
 
 
 def bench_corpus(data: dict, corpus_dir: Path, tmp: Path, mutations: int, seed: int) -> Score:

@@ -55,6 +55,8 @@ class Settings(BaseModel):
                                   "(e.g. '/api') and contracts omit.")
     severity: dict[str, SeverityName] = Field(default_factory=dict)
     cache: bool = True
+    case_sensitive: bool = Field(default=False, description="The backend routes with case (Starlette, "
+                                 "FastAPI): a call matching a path only when case is ignored is a phantom.")
 
     @field_validator("severity")
     @classmethod

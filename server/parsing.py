@@ -19,6 +19,7 @@ Two kinds of parser process:
 from __future__ import annotations
 
 import gc
+import json
 import logging
 import os
 import sys
@@ -31,6 +32,7 @@ from specward.analyzers.extract import extract, warm_up
 from specward.analyzers.http import HttpCall, Linker
 from specward.analyzers.languages import language_of
 from specward.analyzers.model import FileFacts, Finding, Route, Span
+from specward.analyzers.resolve import ResolverConfig
 
 from .reading import read_file
 
@@ -103,14 +105,15 @@ FLUSH_ROWS = 256  # facts rows per message on the flush queue
 class _Linking:
     """A linking parser process's state for one build."""
 
-    def __init__(self, root: str, sources: list[str], limit: int, queue) -> None:
+    def __init__(self, root: str, sources: list[str], limit: int, queue, config: ResolverConfig) -> None:
         self.root = root
         self.tracked = frozenset(sources)
         self.limit = limit
         self.queue = queue
+        self.config = config
         # rel -> (digest, facts); facts None for a file read here that cannot be analyzed
         self.facts: dict[str, tuple[str, FileFacts | None]] = {}
-        self.linker = Linker(self.lookup)
+        self.linker = Linker(self.lookup, config)
 
     def lookup(self, rel: str) -> FileFacts | None:
         got = self.facts.get(rel)
@@ -159,8 +162,10 @@ def start_linking(root: str, walk: str, limit: int, queue, parent: int) -> None:
     gc.disable()
     warm_up()
     with open(walk, encoding="utf-8") as fh:
-        sources = fh.read().split("\0")
-    _linking = _Linking(root, sources, limit, queue)
+        listed, _, configs = fh.read().partition("\0\0")
+    sources = listed.split("\0") if listed else []
+    config = ResolverConfig.build(json.loads(configs) if configs else {})
+    _linking = _Linking(root, sources, limit, queue, config)
     util.Finalize(_linking, _linking.flush, exitpriority=10)  # runs when the process exits
 
 
@@ -173,7 +178,7 @@ def link_batch(items: list[tuple[str, str, str]]) -> list[LinkResult]:
         had = st.facts.get(rel)
         if had is None or had[0] != digest:
             if had is not None:  # read here earlier with other content: links may be stale
-                st.linker = Linker(st.lookup)
+                st.linker = Linker(st.lookup, st.config)
             st.facts[rel] = (digest, extract_safely(rel, text))
     out: list[LinkResult] = []
     for rel, _, _ in items:

@@ -25,6 +25,7 @@ from pathlib import Path
 import pathspec
 
 from specward.analyzers.languages import language_of
+from specward.analyzers.resolve import is_resolver_config
 
 from .config import (DEFAULT_CONTRACTS, DEFAULT_EXCLUDE, SNIFF_BYTES, SNIFFED_CONTRACT_NAME, Settings,
                      has_specward_table)
@@ -111,6 +112,7 @@ class Workspace:
         self._ignores: dict[str, pathspec.PathSpec] = {}
         self._sniffed: dict[str, tuple[tuple[int, int], bool]] = {}
         self.missing_contracts: list[str] = []  # explicit files that did not exist at the last walk
+        self.configs: list[str] = []  # the module resolver's configuration files at the last walk
 
     def _key(self, path: Path) -> str:
         """A contract file's key: workspace-relative inside it, absolute outside."""
@@ -222,6 +224,7 @@ class Workspace:
         """(source files, contract files) as relative posix paths, sorted."""
         sources: list[str] = []
         contracts: list[str] = []
+        configs: list[str] = []
         seen_dirs: set[tuple[int, int]] = set()
         stack: list[tuple[str, str]] = [("", str(self.root))]
         while stack:
@@ -269,6 +272,8 @@ class Workspace:
                     continue
                 if self.is_excluded(rel):
                     continue
+                if is_resolver_config(rel):
+                    configs.append(rel)
                 if self.is_contract(rel):
                     contracts.append(rel)
                 elif self.is_source(rel):
@@ -278,6 +283,7 @@ class Workspace:
         contracts.extend(key for key in self.contract_files if key not in self.missing_contracts)
         sources = sorted(set(sources) - set(self.contract_files))
         contracts = sorted(set(contracts))
+        self.configs = sorted(configs)  # what the module resolver reads (analyzers/resolve.py)
         return sources, contracts
 
     # -------------------------------------------------------------- reading

@@ -190,6 +190,12 @@ _SIMPLE_ESCAPES = {
 }
 _SPACE = re.compile(r"\s+")
 SCHEME_RE = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*://")
+# fields of run-time values that hold a base URL (`settings.address`): not `url` alone, which
+# as often holds a whole URL
+_BASE_FIELD = re.compile(r"base|host|origin|server|addr|api_?url|api_?root|backend|domain|endpoint", re.I)
+# names of constants that hold a path or a URL (decided on the name alone, so that each
+# statement's facts stay independent of the others')
+_URLISH_NAME = re.compile(rb"^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*$|[Pp]ath|[Uu]rl|URL|[Uu]ri\b|[Rr]oute|[Ee]ndpoint")
 _PLAIN_DOTTED = re.compile(rb"[A-Za-z_$#][\w$#]*(?:\.[A-Za-z_$#][\w$#]*)*\Z")
 _TYPE_ARGS = re.compile(r"<[^<>()]*>")
 _CALL_ARGS = re.compile(r"\([^()]*\)")
@@ -428,9 +434,9 @@ class _Program:
 
     Cross-statement tables: facts of one top-level statement depend on the others only
     through ``import_modules``, ``assigned`` (read for locals that are not ``const``),
-    ``servers`` (written while dispatching) and
-    the clients created before it (``on_client`` looks them up); ``angular`` clients are
-    deduplicated across the file. ``extract/incremental.py`` relies on this list: a table
+    ``servers`` (written while dispatching) and the clients in ``out.clients`` when one is
+    looked up by name (``make_client``); ``angular`` clients are deduplicated across the
+    file. ``extract/incremental.py`` relies on this list: a table
     read across statements that is not in it breaks incremental extraction (its tests
     compare it with a full extraction). With ``log`` set, dispatching records each
     statement's contributions to the tables as ``(position, kind, value)``.
@@ -906,13 +912,13 @@ class _Program:
                         v = None
                     if type(v) is StrVal:
                         return v.expr  # type: ignore[union-attr]
-                return (Param(segs[-1]),)
+                return _run_time(segs)
             p = self.params(r).get(head)
             if p is not None:
                 if r is scope:
                     rest = ".".join(segs[1:])
                     return (Arg(p[0], f"{p[1]}.{rest}" if p[1] else rest),)
-                return (Param(segs[-1]),)
+                return _run_time(segs)
             r = r.parent
         return (Ref(".".join(segs)),)
 
@@ -1187,8 +1193,6 @@ class _Program:
                 commonjs.append(c)
             elif k == "client":
                 clients.append(c)
-                if log is not None:
-                    log.append((self.pos, "client", None))
             elif k == "angular.name":
                 angular.append(c)
             elif k == "server.name":
@@ -1759,7 +1763,8 @@ class _Program:
                     if b"/" in src[a.start_byte : a.end_byte]:
                         break
                 elif t == "identifier":
-                    if src[a.start_byte : a.end_byte] in maybe:
+                    raw = src[a.start_byte : a.end_byte]
+                    if raw in maybe or _URLISH_NAME.search(raw):
                         break
                 elif t == "member_expression":
                     if src[a.start_byte : a.end_byte].split(b".", 1)[0].rstrip(b"?") in maybe:
@@ -1824,6 +1829,14 @@ class _Program:
         return True
 
 
+def _run_time(segs: list[str]) -> UrlExpr:
+    """A field of a value only known at run time: a base URL when named like one
+    (``globals.serverAddr``, ``settings.address``, ``config.apiBaseUrl``), else a value."""
+    if _BASE_FIELD.search(segs[-1]):
+        return (Env(".".join(segs)),)
+    return (Param(segs[-1]),)
+
+
 def _builder(v: ArgVal | None) -> ArgVal | None:
     """A function's return value, kept when a caller may follow it: a string built from
     parameters, constants or the environment (a URL builder), or an object with a URL."""
@@ -1880,6 +1893,11 @@ def _slashy(expr: UrlExpr, depth: int) -> bool:
         t = type(p)
         if t is Lit:
             if "/" in p.text:  # type: ignore[union-attr]
+                return True
+        elif t is Ref:
+            # a constant named like a path (`PATH`, `API_URL`, `usersEndpoint`), from this
+            # module or another: its value is known only to the linker
+            if _URLISH_NAME.search(p.name.rpartition(".")[2].encode()):  # type: ignore[union-attr]
                 return True
         elif t is Alt:
             if depth < 4 and any(_slashy(o, depth + 1) for o in p.options):  # type: ignore[union-attr]

@@ -16,8 +16,10 @@ import textwrap
 from specward.analyzers.contracts import parse_contract
 from specward.analyzers.extract import extract
 from specward.analyzers.http import Linker
+from specward.analyzers.languages import language_of
 from specward.analyzers.lines import LineIndex
 from specward.analyzers.matching import EndpointTable, Matcher
+from specward.analyzers.resolve import ResolverConfig, is_resolver_config
 
 CONTRACT_SUFFIXES = (".dsl.json", "openapi.yaml", "openapi.yml", "openapi.json", "swagger.yaml", "swagger.yml", "swagger.json")
 
@@ -38,12 +40,13 @@ def analyze(fixture: str, base_paths: tuple[str, ...] = (), case_sensitive: bool
     """One line per HTTP call: ``path:line METHOD url status``, judged with the evidence of
     every call of the fixture (as the index does)."""
     files = split(fixture)
-    facts = {p: extract(p, t) for p, t in files.items() if not p.endswith(CONTRACT_SUFFIXES)}
+    facts = {p: extract(p, t) for p, t in files.items() if not p.endswith(CONTRACT_SUFFIXES) and language_of(p)}
     contracts = [parse_contract(p, t) for p, t in files.items() if p.endswith(CONTRACT_SUFFIXES)]
     endpoints = [ep for c in contracts for ep in c.endpoints]
     table = EndpointTable(endpoints, base_paths, case_sensitive=case_sensitive,
                           unreadable=[c.path for c in contracts if not c.readable])
-    linker = Linker(facts.get)
+    config = ResolverConfig.build({p: t for p, t in files.items() if is_resolver_config(p)})
+    linker = Linker(facts.get, config)
     linked = {path: linker.link_file(path)[0] for path in sorted(facts)}
     matcher = Matcher(table)
     for path, calls in linked.items():

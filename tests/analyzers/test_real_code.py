@@ -830,3 +830,52 @@ export const getInventory = () => client.get({ url: '/store/inventory' });
         "gen/orval/pets.ts:4 POST /v2/pet matched",
         "gen/orval/pets.ts:5 PATCH /v2/pet method-mismatch",
     ]
+
+
+def test_framework_aliases_without_a_file_in_the_repository():
+    got = analyze(SHOP + """
+//- web/jsconfig.json
+{
+  "extends": "./.svelte-kit/tsconfig.json",
+  "compilerOptions": { "checkJs": true }
+}
+//- web/svelte.config.js
+import adapter from '@sveltejs/adapter-node';
+export default { kit: { adapter: adapter(), alias: { $api: 'src/api' } } };
+//- web/src/lib/http.js
+const base = '/api';
+async function send(method, path) {
+  const res = await fetch(`${base}/${path}`, { method });
+  return res.json();
+}
+export const get = (path) => send('GET', path);
+export const post = (path) => send('POST', path);
+//- web/src/api/session.js
+import * as http from '$lib/http.js';
+export const start = () => http.post('session/start');
+//- web/src/routes/products/+page.js
+import * as http from '$lib/http.js';
+import { start } from '$api/session.js';
+
+export async function load({ params }) {
+  await start();
+  return { product: await http.get(`products/${params.id}`), stock: await http.get(`stock/${params.id}`) };
+}
+//- shop/nuxt.config.ts
+export default defineNuxtConfig({ ssr: false });
+//- shop/utils/api.ts
+export const apiGet = (path: string) => $fetch(path, { baseURL: '/api' });
+//- shop/pages/index.vue
+<script setup lang="ts">
+import { apiGet } from '~/utils/api';
+const products = await apiGet('/products');
+const wishlist = await apiGet('/wishlist');
+</script>
+""")
+    assert got == [
+        "shop/pages/index.vue:3 GET /api/products matched",
+        "shop/pages/index.vue:4 GET /api/wishlist phantom",
+        "web/src/api/session.js:2 POST /api/session/start matched",
+        "web/src/routes/products/+page.js:6 GET /api/products/{id} matched",
+        "web/src/routes/products/+page.js:6 GET /api/stock/{id} phantom",
+    ]

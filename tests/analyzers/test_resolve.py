@@ -1038,3 +1038,32 @@ def test_building_and_resolving_leave_no_reference_cycles():
     finally:
         if enabled:
             gc.enable()
+
+
+# ---------------------------------------------------------------------------- missing configuration
+DOTNET_SPA = """
+//- package.json
+{ "name": "tv-manager", "dependencies": { "react": "18.3.1", "lodash": "4.17.21" } }
+//- tsconfig.json
+{ "extends": "./frontend/tsconfig.json" }
+//- frontend/src/Helpers/Hooks/useApiQuery.ts
+export default function useApiQuery() {}
+//- frontend/src/Series/useSeries.ts
+import useApiQuery from 'Helpers/Hooks/useApiQuery';
+import React from 'react';
+"""
+
+
+def test_a_bare_specifier_no_dependency_provides_is_tried_as_a_base_url_when_the_config_is_missing():
+    ws = Workspace(DOTNET_SPA)
+    r = ws.resolve("frontend/src/Series/useSeries.ts", "Helpers/Hooks/useApiQuery")
+    assert (r.kind, r.path) == (FILE, "frontend/src/Helpers/Hooks/useApiQuery.ts")
+    assert r.via.startswith("guess: a baseUrl of frontend/src") and r.doubt
+    assert "frontend/src/Series/Helpers/Hooks/useApiQuery.ts" in r.probed  # nearest folder first
+    assert ws.show("frontend/src/Series/useSeries.ts", "react") == "package:react"  # a dependency: never guessed
+    assert ws.show("frontend/src/Series/useSeries.ts", "Components/Nope") == "package:Components"
+
+
+def test_no_base_url_guess_when_the_configuration_is_complete():
+    ws = Workspace(DOTNET_SPA.replace('{ "extends": "./frontend/tsconfig.json" }', "{}"))
+    assert ws.show("frontend/src/Series/useSeries.ts", "Helpers/Hooks/useApiQuery") == "package:Helpers"

@@ -102,7 +102,10 @@ async def test_broken_contract_and_bad_files_do_not_stop_the_server(client: Lang
     (root / "web/src/latin1.ts").write_bytes("fetch('/api/caf\xe9')".encode("latin-1"))
     (root / "contracts/broken.dsl.json").write_text('{"version": "1.0", "endpoints": [ {"method": "GET", ')
     await wait_for(lambda: "contract-invalid" in codes(client, root, "contracts/broken.dsl.json"), what="contract-invalid")
-    # still serving: an edit is analyzed
+    # a contract that cannot be read judges no call: the phantoms wait until it can be read
+    await wait_for(lambda: codes(client, root, "web/src/features/profile.ts") == [], what="no judgement")
+    # still serving: the repaired contract and an edit are analyzed
+    (root / "contracts/broken.dsl.json").unlink()
     new = root / "web/src/after.ts"
     new.write_text("fetch('/api/nothing-here');\n")
     await wait_for(lambda: codes(client, root, "web/src/after.ts") == ["phantom-api"], what="server still serving")
