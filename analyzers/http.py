@@ -755,6 +755,9 @@ class Linker:
                     if type(base) is StrVal and target.base is None and not any(type(p) is Arg for p in base.expr):  # type: ignore[union-attr]
                         target = _Target(kind, verb, base=self.resolve_expr(idx.facts.path, base.expr, site.scope),  # type: ignore[union-attr]
                                          channel=target.channel, implicit=target.implicit)
+                elif type(init) is StrVal and len(init.expr) == 1 and type(init.expr[0]) is Arg:  # type: ignore[union-attr]
+                    a = init.expr[0]  # type: ignore[union-attr]
+                    method = Arg(a.index, f"{a.field}.method" if a.field else "method")  # the caller's options
                 else:
                     method = None
             else:
@@ -1050,7 +1053,14 @@ def _base_arg(url: UrlExpr, params: tuple[str, ...]) -> bool:
         return False
     first = url[0]
     name = first.field or (params[first.index] if first.index < len(params) else "")  # type: ignore[union-attr]
-    return bool(_BASE_NAME.search(name.rpartition(".")[2])) and not any(type(p) is Arg for p in _flat(url[1:]))
+    if not _BASE_NAME.search(name.rpartition(".")[2]):
+        return False
+    text = ""
+    for p in _flat(url[1:]):  # later parameters may only fill segments or the query
+        if type(p) is Arg and not (text.endswith("/") or "?" in text):
+            return False
+        text += p.text if type(p) is Lit else "x"  # type: ignore[union-attr]
+    return True
 
 
 def _args_to_params(url: UrlExpr, fn: FunctionDef | None) -> UrlExpr:
@@ -1111,19 +1121,36 @@ def _forwards_path(url: UrlExpr, base_len: int, params: tuple[str, ...] = ()) ->
     segment or a query value of a literal path (``/articles/${slug}``, ``/orders?limit=${n}``)."""
     if _base_arg(url[base_len:], params):
         return False
-    text_before = ""
-    for part in url[base_len:]:
+    return bool(_forwards_in(url[base_len:], "", params)[0])
+
+
+def _forwards_in(parts: UrlExpr, text_before: str, params: tuple[str, ...]) -> tuple[bool | None, str]:
+    """(whether the first Arg met forwards the path, None when there is none; the text so far)."""
+    for part in parts:
         t = type(part)
-        arg = part if t is Arg else next((p for p in _flat((part,)) if type(p) is Arg), None) if t in (Call, Alt) else None
-        if arg is not None:
+        if t is Arg:
             if not text_before.strip("/"):
-                return True
+                return True, text_before
             # glued to a literal without a slash: the rest of the path, when named like one
-            name = arg.field or (params[arg.index] if arg.index < len(params) else "")  # type: ignore[union-attr]
-            return (not text_before.endswith("/") and "?" not in text_before and "=" not in text_before
-                    and bool(_PATHISH.search(name.rpartition(".")[2])))
-        text_before += part.text if t is Lit else "x"  # type: ignore[union-attr]
-    return False
+            name = part.field or (params[part.index] if part.index < len(params) else "")  # type: ignore[union-attr]
+            glued = (not text_before.endswith("/") and "?" not in text_before and "=" not in text_before
+                     and bool(_PATHISH.search(name.rpartition(".")[2])))
+            return glued, text_before
+        if t is Alt:
+            verdicts = [_forwards_in(o, text_before, params)[0] for o in part.options]  # type: ignore[union-attr]
+            if any(v is not None for v in verdicts):
+                return any(verdicts), text_before
+            text_before += "x"
+        elif t is Call:
+            for a in part.args:  # type: ignore[union-attr]
+                if type(a) is StrVal:
+                    v = _forwards_in(a.expr, text_before, params)[0]  # type: ignore[union-attr]
+                    if v is not None:
+                        return v, text_before
+            text_before += "x"
+        else:
+            text_before += part.text if t is Lit else "x"  # type: ignore[union-attr]
+    return None, text_before
 
 
 def _join_base(base: UrlExpr, path: UrlExpr) -> UrlExpr:

@@ -879,3 +879,143 @@ const wishlist = await apiGet('/wishlist');
         "web/src/routes/products/+page.js:6 GET /api/products/{id} matched",
         "web/src/routes/products/+page.js:6 GET /api/stock/{id} phantom",
     ]
+
+
+SETTINGS = """
+//- api/openapi.json
+{"openapi": "3.0.1", "info": {"title": "media", "version": "5"},
+ "paths": {
+  "/api/v5/indexer": {"get": {"responses": {"200": {"description": "ok"}}}, "post": {"responses": {"200": {"description": "ok"}}}},
+  "/api/v5/indexer/{id}": {"put": {"responses": {"200": {"description": "ok"}}}, "delete": {"responses": {"200": {"description": "ok"}}}},
+  "/api/v5/indexer/test": {"post": {"responses": {"200": {"description": "ok"}}}},
+  "/api/v5/notification": {"get": {"responses": {"200": {"description": "ok"}}}, "post": {"responses": {"200": {"description": "ok"}}}},
+  "/api/v5/notification/{id}": {"put": {"responses": {"200": {"description": "ok"}}}},
+  "/api/v5/settings/ui": {"get": {"responses": {"200": {"description": "ok"}}}},
+  "/api/v5/settings/ui/{id}": {"put": {"responses": {"200": {"description": "ok"}}}}
+ }}
+"""
+
+
+def test_a_hook_that_lists_saves_and_tests_sends_each_request_for_its_callers():
+    got = analyze(SETTINGS + """
+//- src/api/request.ts
+export const apiRoot = '/api/v5';
+export async function request<T>({ path, ...init }: { path: string } & RequestInit): Promise<T> {
+  const res = await fetch(`${apiRoot}${path}`, init);
+  return res.json();
+}
+//- src/settings/useProviders.ts
+import { request } from '../api/request';
+
+export function useProviderList(path: string) {
+  return request({ path });
+}
+export function useSaveProvider(path: string, id?: number) {
+  return request({ path: id ? `${path}/${id}` : path, method: id ? 'PUT' : 'POST' });
+}
+export function useTestProvider(path: string) {
+  return request({ path: `${path}/test`, method: 'POST' });
+}
+export function useProviders(path: string, id?: number) {
+  const list = useProviderList(path);
+  const save = useSaveProvider(path, id);
+  const test = useTestProvider(path);
+  return { list, save, test };
+}
+//- src/settings/indexers.ts
+import { useProviders } from './useProviders';
+
+const PATH = '/indexer';
+export const useIndexers = (id?: number) => useProviders(PATH, id);
+//- src/settings/notifications.ts
+import { useProviders } from './useProviders';
+
+const NOTIFICATIONS_PATH = '/notification';
+export const useNotifications = (id?: number) => useProviders(NOTIFICATIONS_PATH, id);
+""")
+    assert got == [
+        "src/settings/indexers.ts:4 GET /api/v5/indexer matched",
+        "src/settings/indexers.ts:4 PUT /api/v5/indexer/{id} matched",
+        "src/settings/indexers.ts:4 POST /api/v5/indexer matched",
+        "src/settings/indexers.ts:4 POST /api/v5/indexer/test matched",
+        "src/settings/notifications.ts:4 GET /api/v5/notification matched",
+        "src/settings/notifications.ts:4 PUT /api/v5/notification/{id} matched",
+        "src/settings/notifications.ts:4 POST /api/v5/notification matched",
+        "src/settings/notifications.ts:4 POST /api/v5/notification/test method-mismatch",  # /notification/{id}
+    ]
+
+
+def test_a_wrapper_built_on_react_hooks_memoized_options_and_a_url_builder():
+    got = analyze(SETTINGS + """
+//- src/lib/getApiPath.ts
+import { apiRoot, urlBase } from './fetchJson';
+const getApiPath = (path: string) => {
+  return urlBase + apiRoot + path;
+};
+export default getApiPath;
+//- src/lib/fetchJson.ts
+export const urlBase = window.App.urlBase;
+export const apiRoot = '/api/v5';
+export default async function fetchJson<T>({ path, body, ...options }: { path: string; body?: unknown } & RequestInit) {
+  const response = await fetch(path, { ...options, body: body ? JSON.stringify(body) : undefined });
+  return response.json() as Promise<T>;
+}
+//- src/lib/useApiMutation.ts
+import { useMemo } from 'react';
+import { useMutation } from '@tanstack/react-query';
+import fetchJson from './fetchJson';
+import getApiPath from './getApiPath';
+
+export default function useApiMutation(options: { path: string; method: 'POST' | 'PUT' | 'DELETE' }) {
+  const requestOptions = useMemo(() => {
+    return { ...options, path: getApiPath(options.path), headers: { 'X-Client': 'web' } };
+  }, [options]);
+  return useMutation({
+    mutationFn: async (data: unknown) => {
+      const { path, ...rest } = requestOptions;
+      return fetchJson({ path, ...rest, body: data });
+    },
+  });
+}
+//- src/settings/ui.ts
+import useApiMutation from '../lib/useApiMutation';
+
+export const useSaveUi = (id: number) => useApiMutation({ path: `/settings/ui/${id}`, method: 'PUT' });
+export const useResetUi = () => useApiMutation({ path: '/settings/ui', method: 'DELETE' });
+""")
+    assert got == [
+        "src/settings/ui.ts:3 PUT /api/v5/settings/ui/{id} matched",
+        "src/settings/ui.ts:4 DELETE /api/v5/settings/ui method-mismatch",
+    ]
+
+
+def test_bases_from_options_and_run_time_settings():
+    got = analyze(BOOKMARKS + """
+//- apps/cli/src/commands/assets.ts
+import { fetch } from 'undici';
+
+export async function download(id: string, globals: { serverAddr: string; apiKey: string }) {
+  return fetch(`${globals.serverAddr}/api/v1/bookmarks/${id}`, { headers: { authorization: globals.apiKey } });
+}
+export async function migrate(opts: { srcServer: string }) {
+  return fetch(`${opts.srcServer}/api/v1/bookmarkz`);
+}
+//- apps/mobile/lib/health.ts
+import { fetch } from 'expo/fetch';
+import { useSettings } from './settings';
+
+export function useHealth() {
+  const { settings } = useSettings();
+  const check = async () => fetch(`${settings.address}/api/health`);
+  const me = async () => fetch(`${settings.address}/api/v1/users/me`);
+  const avatar = async () => fetch(`${settings.avatarUrl}/large`);
+  return { check, me, avatar };
+}
+""")
+    assert got == [
+        "apps/cli/src/commands/assets.ts:4 GET /api/v1/bookmarks/{id} matched",
+        "apps/cli/src/commands/assets.ts:7 GET /api/v1/bookmarkz phantom",
+        "apps/mobile/lib/health.ts:6 GET /api/health unresolved (outside the API: every declared endpoint is under /api/v1)",
+        "apps/mobile/lib/health.ts:7 GET /api/v1/users/me matched",
+        "apps/mobile/lib/health.ts:8 GET ? unresolved (the URL starts with a dynamic value (avatarUrl), which specward cannot resolve)",
+    ]
