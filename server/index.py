@@ -31,7 +31,7 @@ from typing import Callable, Iterable
 
 from specward.analyzers import serial
 from specward.analyzers.contracts import parse_contract
-from specward.analyzers.extract import EXTRACTOR_VERSION
+from specward.analyzers.extract import EXTRACTOR_VERSION, extract_edited
 from specward.analyzers.http import LINKER_VERSION, HttpCall, Linker
 from specward.analyzers.matching import CallStatus, EndpointTable, endpoint_id, match_call, unused_endpoint_findings
 from specward.analyzers.model import ContractFacts, Endpoint, FileFacts, Finding, Route, Span
@@ -50,6 +50,7 @@ PARALLEL_THRESHOLD = 400
 BATCH = 64
 FLUSH_WAIT_S = 120.0  # longest wait for the parser processes' facts to reach the cache
 MAX_RESTARTS = 24  # of parser processes in one build (a crashing file costs about six)
+EDIT_STATES = 8  # documents edited incrementally whose extraction state is kept (trees: ~40 B/byte)
 
 
 @contextlib.contextmanager
@@ -339,6 +340,9 @@ class WorkspaceIndex:
         self.table = EndpointTable(())
         self.unused: list[Finding] = []
         self.stats: dict[str, float] = {}
+        # per document edited with `update(..., incremental=True)` (the editor's open ones):
+        # what its next incremental extraction starts from (analyzers/extract/incremental.py)
+        self._edit_states: OrderedDict[str, object] = OrderedDict()
 
     @property
     def settings(self) -> Settings:
@@ -761,9 +765,11 @@ class WorkspaceIndex:
         self.unused = unused_endpoint_findings(self.table.endpoints, set(self.used))
 
     # ================================================================== updates
-    def update(self, rel: str, text: str | None) -> set[str]:
+    def update(self, rel: str, text: str | None, incremental: bool = False) -> set[str]:
         """A file's new text (None: deleted or unreadable). Returns the paths whose findings
-        may have changed."""
+        may have changed. ``incremental``: the file is being edited (an open document) and
+        its next versions will come this way too: keep what lets the next edit re-extract
+        only the statements it touches (the results are the same either way)."""
         # an update of a large file builds tens of thousands of objects that live until it
         # ends: with the collector on, its young-generation passes scan them again and again
         # (~10 % of an edit's time); paused, one pass after the update sees them once
@@ -779,7 +785,7 @@ class WorkspaceIndex:
             if self.ws.is_contract(rel, text) or rel in self.contracts:
                 return self._update_contract(rel, text)
             if self.ws.is_source(rel):
-                return self._update_source(rel, text)
+                return self._update_source(rel, text, incremental)
             return set()
 
     def update_from_disk(self, rel: str) -> set[str]:
@@ -789,9 +795,11 @@ class WorkspaceIndex:
                 self.skipped[rel] = ft.reason or "skipped"
         return self.update(rel, ft.text)
 
-    def _update_source(self, rel: str, text: str | None) -> set[str]:
+    def _update_source(self, rel: str, text: str | None, incremental: bool = False) -> set[str]:
         old_unused = {f.span for f in self.unused}
+        change = None
         if text is None:
+            self._edit_states.pop(rel, None)
             existed = self.facts.drop(rel)
             self.digests.pop(rel, None)
             if not existed:
@@ -801,14 +809,74 @@ class WorkspaceIndex:
             if self.digests.get(rel) == digest and rel in self.facts:
                 return set()
             self.skipped.pop(rel, None)
-            self.facts.put_live(rel, extract_safely(rel, text))
+            facts, change = self._extract(rel, text, incremental)
+            self.facts.put_live(rel, facts)
             self.digests[rel] = digest
+            if change is not None and change.moved_only and self._move_links(rel, facts, change):
+                return {rel}  # no fact changed, only where they are: nothing to link or match
         affected = {rel} | self.rdeps.get(rel, set())
         self._link(affected)
         self._rematch(affected)
         if {f.span for f in self.unused} != old_unused:
             affected |= set(self.contracts)
         return affected
+
+    def _extract(self, rel: str, text: str, incremental: bool):
+        """(facts, how they differ from the index's facts of ``rel`` or None when not known)."""
+        state = self._edit_states.pop(rel, None)
+        if not incremental:
+            return extract_safely(rel, text), None
+        try:
+            facts, new_state, change = extract_edited(rel, text, state)
+        except Exception:  # noqa: BLE001 - the plain path reports the failure on the file
+            return extract_safely(rel, text), None
+        if new_state is not None:
+            self._edit_states[rel] = new_state
+            while len(self._edit_states) > EDIT_STATES:
+                self._edit_states.popitem(last=False)
+        if state is None or self.facts.live(rel) is not state.facts:
+            change = None  # `change` compares with the state's facts, not the index's
+        return facts, change
+
+    def _move_links(self, rel: str, facts: FileFacts, change) -> bool:
+        """An edit moved ``rel``'s facts without changing them: move its linked calls and
+        their statuses the same way (a file's link results hold only its own spans, so no
+        other file's change). False when a span cannot be placed: link as usual then."""
+        calls = self.calls.get(rel)
+        if calls is None or rel not in self.deps:
+            return False
+        where = change.span
+
+        def moved_call(c: HttpCall) -> HttpCall | None:
+            span, call_span = where(c.span), where(c.call_span)
+            if span is None or call_span is None:
+                return None
+            return c if span == c.span and call_span == c.call_span else replace(c, span=span, call_span=call_span)
+
+        new_calls = [moved_call(c) for c in calls]
+        new_statuses = []
+        for st in self.statuses.get(rel, ()):
+            call = moved_call(st.call)
+            finding = st._finding
+            if finding is not None:
+                span = where(finding.span)
+                finding = None if span is None else replace(finding, span=span)
+            if call is None or (finding is None and st._finding is not None):
+                return False
+            new_statuses.append(replace(st, call=call, _finding=finding))
+        if any(c is None for c in new_calls):
+            return False
+        self.calls[rel] = new_calls
+        if rel in self.statuses:
+            self.statuses[rel] = new_statuses
+        self._dirty_links.add(rel)
+        for table, value in ((self.problems, facts.problems), (self.routes, facts.routes)):
+            if value:
+                table[rel] = value
+            else:
+                table.pop(rel, None)
+        self.stats["moved_links"] = self.stats.get("moved_links", 0.0) + 1
+        return True
 
     def _update_contract(self, rel: str, text: str | None) -> set[str]:
         if text is None:

@@ -32,6 +32,15 @@ def extract(path: str, text: str) -> FileFacts:
     raise ValueError(f"{path}: not a source file specward analyzes")
 
 
+def extract_edited(path: str, text: str, state=None, lazy: bool = False):
+    """``(facts, state, change)``: exactly ``extract(path, text)``, computed from ``state``
+    (what the previous call returned for the same document) by re-extracting only what the
+    edit touched, where the language allows it. See ``extract/incremental.py``."""
+    from .incremental import extract_edited as edited
+
+    return edited(path, text, state, lazy)
+
+
 def warm_up() -> None:
     """Load every grammar and compile every query (what the first file of each language
     would otherwise pay for)."""

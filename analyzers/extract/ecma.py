@@ -418,14 +418,14 @@ class EcmaCollector:
 
 class _Recorded(dict):
     """A module-level table (``import_modules``) that logs each entry written, with the
-    position of the match being dispatched, when its program records contributions."""
+    position of the match being dispatched (``at[0]``), when its program records
+    contributions (no reference back to the program: extraction leaves no cycles)."""
 
-    __slots__ = ("program",)
+    __slots__ = ("log", "at")
 
     def __setitem__(self, key, value) -> None:
-        log = self.program.log
-        if log is not None:
-            log.append((self.program.pos, "import", (key, value)))
+        if self.log is not None:
+            self.log.append((self.at[0], "import", (key, value)))
         super().__setitem__(key, value)
 
 
@@ -458,7 +458,7 @@ class _Program:
         self.nodes = nodes
         self.context = context
         self.log = log
-        self.pos = 0  # start of the match being dispatched (for ``log``)
+        self.at = [0]  # start of the match being dispatched (for ``log``)
         self.angular: list[ClientDef] = []  # before deduplication
         self.servers: dict[str, str] = {}
         self.fns: list[_Fn] = []
@@ -466,7 +466,7 @@ class _Program:
         self.fn_by_id: dict[int, _Fn] = {}
         self.assigned: set[str] = set()
         self.import_modules: dict[str, str] = _Recorded()
-        self.import_modules.program = self
+        self.import_modules.log, self.import_modules.at = log, self.at
         self.classes: list[tuple[int, int, str]] = []
         # (function node, parameter name, type as written, injected?) of parameters typed as
         # a client, or injected into a constructor (`private readonly api: ApiService`)
@@ -1095,6 +1095,7 @@ class _Program:
         qs = _queries(g)
         targets = [root] if self.nodes is None else self.nodes
         log = self.log
+        at = self.at
 
         scopes: list[Node] = []
         names: dict[int, tuple[str, Node, Node]] = {}  # function node id -> (name, name node, node)
@@ -1128,7 +1129,7 @@ class _Program:
         for q, kinds, top, pi, c in _dispatched(qs[0], targets, self.nodes is None):
             k = kinds[pi] or _kind(c)
             if log is not None:  # any capture is inside the statement the match belongs to
-                self.pos = next(iter(c.values()))[0].start_byte
+                at[0] = next(iter(c.values()))[0].start_byte
             if k == "call":
                 calls.append(c)
             elif k == "scope":
@@ -1182,7 +1183,7 @@ class _Program:
                 name = text(c["assigned"][0])
                 assigned.add(name)
                 if log is not None:
-                    log.append((self.pos, "assigned", name))
+                    log.append((at[0], "assigned", name))
             elif k == "function.default":
                 fn = c["function.default"][0]
                 if fn.id not in names:
@@ -1200,7 +1201,7 @@ class _Program:
                 name = text(c["server.name"][0])
                 servers[name] = "fastify" if "astify" in factory else "express"
                 if log is not None:
-                    log.append((self.pos, "server", (name, servers[name])))
+                    log.append((at[0], "server", (name, servers[name])))
             elif k == "enum.member":
                 enums.append(c)
             elif k == "bind":
