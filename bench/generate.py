@@ -18,6 +18,9 @@ The workspace is a mixed TypeScript/JavaScript/Python monorepo:
   (module functions, ``httpx.Client(base_url=...)``, ``requests.Session`` in classes) with
   f-strings over a ``BASE`` constant, module-level or imported;
 - ``src/big/big.ts`` a ~2,000-line module with ~100 calls and one marked edit target;
+- ``src/big/calls2k.ts`` (2,000 lines, ~120 KB) and ``src/big/calls10k.ts`` (10,000 lines,
+  ~600 KB): service modules with long lines of calls (HTTP calls, logging, metrics,
+  navigation, array pipelines), the targets of the random-position edits;
 - ``contracts/openapi.yaml`` (OpenAPI 3.0, 150 operations, servers url with base path
   ``/api/v2``) and ``contracts/billing.dsl.json`` (SpecDSL, 50 endpoints).
 
@@ -32,7 +35,7 @@ import shutil
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-GENERATOR_VERSION = 3
+GENERATOR_VERSION = 4
 DEFAULT_SEED = 20250601
 
 API_PREFIX = "/api/v2"
@@ -40,6 +43,8 @@ PY_BASE = "http://localhost:8000/api/v2"
 OPENAPI_REL = "contracts/openapi.yaml"
 DSL_REL = "contracts/billing.dsl.json"
 BIG_REL = "src/big/big.ts"
+# the big files of long call lines for the random-position edits: path -> line count
+CALLS_FILES = {"src/big/calls2k.ts": 2000, "src/big/calls10k.ts": 10000}
 EDIT_MARKER = "bench:edit-target"
 # the edit target call is `api.get(`<DECLARED>`)`; the benchmark flips it to UNDECLARED
 EDIT_DECLARED = "/users/${userId}"
@@ -830,6 +835,157 @@ def gen_big_ts(rng: random.Random, api: Api, expect: Expect) -> tuple[str, int]:
     return text, calls
 
 
+def _calls_http_line(ctx: Ctx, plan: CallPlan, fname: str) -> tuple[str, str]:
+    """(the line with the HTTP call, its result variable) in the style of a service module:
+    long argument lists, option objects, chained promise handlers."""
+    rng = ctx.rng
+    path = ts_path(plan, rng)
+    verb = plan.method.lower()
+    body = plan.method in ("POST", "PUT", "PATCH")
+    opts = ("{ headers: { Authorization: `Bearer ${ctx.token}`, 'X-Request-Id': ctx.requestId }, "
+            "timeout: ctx.timeoutMs ?? DEFAULT_TIMEOUT_MS, signal: ctx.signal }")
+    style = rng.choices(["axios", "wrapper", "fetch"], [50, 25, 25])[0]
+    if style == "axios":
+        ctx.imports_needed.add(("http", "api"))
+        args = f"`{path}`, " + ("payload, " if body else "") + opts
+        return f"  const res = await api.{verb}({args});", "res.data"
+    if style == "wrapper":
+        fn = {"GET": "get", "POST": "post", "PUT": "put", "PATCH": "patch", "DELETE": "del"}[plan.method]
+        ctx.imports_needed.add(("request", fn))
+        return f"  const data = await {fn}(`{path}`{', payload' if body else ''});", "data"
+    ctx.imports_needed.add(("config", "API_BASE"))
+    init = [f"method: '{plan.method}'", "headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${ctx.token}` }"]
+    if body:
+        init.append("body: JSON.stringify({ ...payload, requestId: ctx.requestId })")
+    init.append("signal: ctx.signal")
+    return (f"  const res = await fetch(`${{API_BASE}}{path}`, {{ {', '.join(init)} }}).then((r) => "
+            f"(r.ok ? r.json() : Promise.reject(new Error(`{fname}: HTTP ${{r.status}}`))));"), "res"
+
+
+def _calls_function(ctx: Ctx, i: int) -> str:
+    """One exported async function: an HTTP call among lines of logging, metrics and
+    array pipelines, most of them over 100 characters."""
+    rng = ctx.rng
+    plan = plan_call(rng, ctx.api, ctx.expect)
+    words = [s for s in plan.segs if isinstance(s, str)]
+    noun = rng.choice(NOUNS)
+    fname = camel(plan.method.lower() if plan.method != "GET" else rng.choice(["load", "fetch", "read", "sync"]),
+                  *words[-2:], noun, str(i))
+    params = plan.params + (["payload"] if plan.method in ("POST", "PUT", "PATCH") else [])
+    sig = ", ".join([f"{p}: {'Record<string, unknown>' if p == 'payload' else 'string'}" for p in params]
+                    + ["ctx: RequestContext"])
+    dto = pascal(words[0] if words else "item", "dto")
+    call, result = _calls_http_line(ctx, plan, fname)
+    event = ".".join(w.replace("-", "_") for w in words) or "root"
+    keys = ", ".join(plan.params + ["tenant: ctx.tenant"])
+    lines = [
+        f"/** {plan.method} {'/'.join(['', *words])}: {rng.choice(DOC_PHRASES)}. */",
+        f"export async function {fname}({sig}): Promise<{dto}[]> {{",
+        "  const started = performance.now();",
+        f"  logger.debug(`{fname}: start for tenant ${{ctx.tenant}} (locale ${{ctx.locale}}, currency ${{ctx.currency}})`, {{ {keys} }});",
+        call,
+        f"  const rows: {dto}[] = ({result}?.items ?? []).filter((row: {dto}) => row.status !== 'archived' && row.owner !== undefined)"
+        f".map((row: {dto}) => normalizeRow(row, ctx.locale, ctx.currency));",
+    ]
+    groups = [
+        [f"  metrics.timing('{event}.{noun}', performance.now() - started, {{ tenant: ctx.tenant, count: String(rows.length), cached: 'false' }});"],
+        [f"  store.dispatch(actions.{camel('set', noun, 'rows')}({{ rows, total: rows.length, fetchedAt: Date.now(), source: '{fname}' }}));"],
+        [f"  const byStatus = rows.reduce((acc: Record<string, number>, row: {dto}) => ({{ ...acc, [row.status]: (acc[row.status] ?? 0) + 1 }}), {{}});",
+         "  if (byStatus.failed) {",
+         f"    logger.warn(`{fname}: ${{byStatus.failed}} failed rows`, byStatus);",
+         "  }"],
+        [f"  track('{event}/{noun}/loaded', {{ count: rows.length, durationMs: Math.round(performance.now() - started), tenant: ctx.tenant }});"],
+        ["  if (rows.length === 0 && ctx.redirectOnEmpty) {",
+         f"    router.push(`/{noun}s/empty?from=${{encodeURIComponent(ctx.route)}}&tenant=${{ctx.tenant}}`, {{ replace: true }});",
+         "    return [];",
+         "  }"],
+        [f"  cache.set(['{fname}', {', '.join(plan.params) or 'ctx.tenant'}].join(':'), rows, {{ ttlMs: 60_000, tags: ['{event}', '{noun}'] }});"],
+    ]
+    for g in rng.sample(groups, rng.randint(1, 3)):
+        lines += g
+    lines.append(f"  logger.info(`{fname}: ${{rows.length}} rows in ${{Math.round(performance.now() - started)}} ms`, {{ {keys} }});")
+    lines += ["  return rows;", "}"]
+    return "\n".join(lines) + "\n"
+
+
+def _calls_helper(ctx: Ctx, i: int) -> str:
+    """A function without HTTP calls: formatting and selection helpers with long chains."""
+    rng = ctx.rng
+    noun, adj = rng.choice(NOUNS), rng.choice(ADJS)
+    fn = camel("select", adj, noun, str(i))
+    T = pascal(noun, "row")
+    return (f"// Picks the {adj} {noun} rows for the current view and formats their labels.\n"
+            f"export function {fn}(rows: {T}[], filter: {{ status?: string; owner?: string; query?: string }}, locale = 'en-US'): string[] {{\n"
+            f"  const query = (filter.query ?? '').trim().toLowerCase();\n"
+            f"  const visible = rows.filter((row) => (!filter.status || row.status === filter.status) && (!filter.owner || row.owner === filter.owner));\n"
+            f"  const matching = query ? visible.filter((row) => row.name.toLowerCase().includes(query) || String(row.id).startsWith(query)) : visible;\n"
+            f"  return matching.sort((a, b) => a.name.localeCompare(b.name, locale)).map((row) => `${{row.name}} (${{new Intl.NumberFormat(locale).format(row.total ?? 0)}})`);\n"
+            "}\n")
+
+
+def _calls_class(ctx: Ctx, i: int) -> str:
+    """A class whose methods call the API through the shared axios instance."""
+    rng = ctx.rng
+    plan = plan_call(rng, ctx.api, ctx.expect)
+    ctx.imports_needed.add(("http", "api"))
+    words = [s for s in plan.segs if isinstance(s, str)]
+    cls = pascal(rng.choice(ADJS), words[0] if words else "item", "repository", str(i))
+    path = ts_path(plan, rng)
+    verb = plan.method.lower()
+    sig = ", ".join(f"{p}: string" for p in plan.params)
+    body = ", payload" if plan.method in ("POST", "PUT", "PATCH") else ""
+    psig = (sig + ", " if sig else "") + ("payload: Record<string, unknown>" if body else "")
+    return (f"/** Repository for {' '.join(words)}: one cache entry per key, invalidated on writes. */\n"
+            f"export class {cls} {{\n"
+            "  private readonly cache = new Map<string, { value: unknown; expires: number }>();\n\n"
+            "  constructor(private readonly ctx: RequestContext, private readonly ttlMs = 30_000) {}\n\n"
+            f"  async run({psig.rstrip(', ')}) {{\n"
+            f"    const key = [{', '.join(plan.params) or repr(cls)}, this.ctx.tenant].join(':');\n"
+            "    const hit = this.cache.get(key);\n"
+            "    if (hit && hit.expires > Date.now()) {\n      return hit.value;\n    }\n"
+            f"    const res = await api.{verb}(`{path}`{body}, {{ headers: {{ Authorization: `Bearer ${{this.ctx.token}}` }}, timeout: this.ctx.timeoutMs }});\n"
+            "    this.cache.set(key, { value: res.data, expires: Date.now() + this.ttlMs });\n"
+            f"    logger.debug(`{cls}.run: cached ${{key}} for ${{this.ttlMs}} ms`, {{ key, size: this.cache.size, tenant: this.ctx.tenant }});\n"
+            "    return res.data;\n  }\n\n"
+            "  clear(): void {\n    this.cache.clear();\n  }\n}\n")
+
+
+def gen_calls_ts(rng: random.Random, api: Api, expect: Expect, rel: str, n_lines: int) -> tuple[str, int]:
+    """A service module of ``n_lines`` lines (about 60 bytes per line) made of long lines of
+    calls; about one HTTP call per 20 lines. Returns (text, HTTP calls planted)."""
+    ctx = Ctx(rng, api, expect, "ts", rel.rsplit("/", 1)[1].split(".")[0])
+    ctx.imports_needed |= {("http", "api"), ("config", "API_BASE")}
+    before = expect.calls
+    blocks: list[str] = []
+    lines = 12  # the header written below
+    i = 0
+    while lines < n_lines:
+        kind = rng.choices(["function", "helper", "class", "filler"], [40, 10, 8, 42])[0]
+        if kind == "function":
+            b = _calls_function(ctx, i)
+        elif kind == "helper":
+            b = _calls_helper(ctx, i)
+        elif kind == "class":
+            b = _calls_class(ctx, i)
+        else:
+            b = ts_filler_block(ctx, 5000 + i)
+        i += 1
+        blocks.append(b)
+        lines += b.count("\n") + 1
+    head = (f"// {rel}: generated service module with long lines of calls (bench random-position edits).\n"
+            + ts_imports(ctx, rel, [])
+            + "import { logger, metrics, track } from '../core/telemetry';\n"
+            + "import { store, actions } from '../core/store';\n"
+            + "import { router } from '../core/router';\n"
+            + "import { cache } from '../core/cache';\n"
+            + "import type { RequestContext } from '../core/context';\n\n"
+            + "const DEFAULT_TIMEOUT_MS = 8_000;\n\n"
+            + "function normalizeRow<T extends { name?: string }>(row: T, locale: string, currency: string) {\n"
+            + "  return { ...row, name: (row.name ?? '').trim(), locale, currency };\n}\n")
+    text = head + "\n" + "\n".join(blocks)
+    return text, expect.calls - before
+
+
 # --------------------------------------------------------------------------- layout
 
 
@@ -846,6 +1002,7 @@ class Manifest:
     dsl: str = DSL_REL
     big: str = BIG_REL
     big_calls: int = 0
+    calls_files: dict = field(default_factory=dict)  # path -> (lines, HTTP calls planted)
 
 
 def _folders(rng: random.Random, count: int, top: str, depth_words: list[str]) -> list[str]:
@@ -893,6 +1050,11 @@ def generate(root: Path, n: int, seed: int = DEFAULT_SEED) -> Manifest:
     files["pyclient/config.py"] = CONFIG_PY
     big_text, big_calls = gen_big_ts(random.Random(seed + 1), api, expect)
     files[BIG_REL] = big_text
+    calls_files = {}
+    for k, (rel, n_lines) in enumerate(CALLS_FILES.items()):
+        text, planted = gen_calls_ts(random.Random(seed + 2 + k), api, expect, rel, n_lines)
+        files[rel] = text
+        calls_files[rel] = (text.count("\n"), planted)
     remaining = max(0, n - len(files))
     n_py = round(remaining * 0.30)
     n_js = round(remaining * 0.30)
@@ -942,7 +1104,7 @@ def generate(root: Path, n: int, seed: int = DEFAULT_SEED) -> Manifest:
             by_lang[ext] = by_lang.get(ext, 0) + 1
     sources = sum(by_lang.values())
     return Manifest(n, seed, GENERATOR_VERSION, sources, total_bytes, dict(sorted(by_lang.items())),
-                    asdict(expect), big_calls=big_calls)
+                    asdict(expect), big_calls=big_calls, calls_files=calls_files)
 
 
 STAMP = ".bench-stamp.json"

@@ -548,6 +548,10 @@ async def lsp_benchmark(ws: Path, manifest: generate.Manifest, edits: int, reque
         out["edit_ms"] = latencies
         out["edit_wrong_versions"] = wrong
 
+        out["random_edits"] = {}
+        for rel in manifest.calls_files:
+            out["random_edits"][rel] = await random_edits(server, ws / rel, edits, index_timeout, edit_timeout)
+
         class Ctx:
             pass
 
@@ -561,6 +565,62 @@ async def lsp_benchmark(ws: Path, manifest: generate.Manifest, edits: int, reque
     finally:
         out["shutdown"] = await server.shutdown()
     return out
+
+
+RANDOM_EDIT_CHARS = "abcdefghijklmnopqrstuvwxyz0123456789_ ./"
+
+
+async def random_edits(server: Lsp, path: Path, edits: int, open_timeout: float, edit_timeout: float) -> dict:
+    """Open ``path``, then ``edits`` keystrokes at random positions (seeded): each odd edit
+    inserts one character at a random line and column, the next one deletes it again.
+    Latency as for the edit target: from sending the ``didChange`` to the publish of that
+    version. Every undo must bring back the diagnostics of the ``didOpen``."""
+    import random
+
+    lsp = server.lsp
+    text = path.read_text("utf-8")
+    lines = text.split("\n")
+    uri = path.as_uri()
+    fut = server.expect(uri, 1)
+    t_open = time.perf_counter()
+    server.client.text_document_did_open(lsp.DidOpenTextDocumentParams(
+        lsp.TextDocumentItem(uri=uri, language_id="typescript", version=1, text=text)))
+    _, diags = await server.wait(fut, open_timeout, f"publishDiagnostics for {path.name} version 1 (didOpen)")
+    open_ms = (time.perf_counter() - t_open) * 1000
+
+    def key(ds: list) -> list:
+        return sorted((d.range.start.line, d.range.start.character, d.range.end.line, d.range.end.character,
+                       str(d.code), d.message) for d in ds)
+
+    expected = key(diags)
+    rng = random.Random(f"{path.name}-{edits}")
+    latencies, wrong, inserted = [], [], None
+    for i in range(edits):
+        version = 2 + i
+        if inserted is None:
+            line = rng.randrange(len(lines))
+            col = rng.randint(0, len(lines[line]))
+            pos = lsp.Position(line, col)
+            change = lsp.TextDocumentContentChangePartial(range=lsp.Range(pos, pos), text=rng.choice(RANDOM_EDIT_CHARS))
+            inserted = pos
+        else:
+            change = lsp.TextDocumentContentChangePartial(
+                range=lsp.Range(inserted, lsp.Position(inserted.line, inserted.character + 1)), text="")
+            inserted = None
+        fut = server.expect(uri, version)
+        t_send = time.perf_counter()
+        server.client.text_document_did_change(lsp.DidChangeTextDocumentParams(
+            text_document=lsp.VersionedTextDocumentIdentifier(uri=uri, version=version), content_changes=[change]))
+        t_recv, diags = await server.wait(fut, edit_timeout, f"publishDiagnostics for {path.name} edit {i + 1} (version {version})")
+        latencies.append((t_recv - t_send) * 1000)
+        if inserted is None and key(diags) != expected:
+            wrong.append(version)
+    return {"open_ms": open_ms, "open_diagnostics": len(diags), "edit_ms": latencies, "wrong_versions": wrong,
+            "lines": len(lines), "bytes": len(text.encode("utf-8"))}
+
+
+# Targets of the random-position edit rows, by line count of the file (the issue's).
+RANDOM_EDIT_TARGETS_MS = {2000: 50.0, 10000: 100.0}
 
 
 # =========================================================================== main
@@ -694,6 +754,17 @@ def run(args) -> Report:
     rep.add("edit → diagnostics p95", pct(edit, 95), "ms", 50.0)
     rep.add("edits whose diagnostics were right", len(edit) - len(live["edit_wrong_versions"]),
             also=not live["edit_wrong_versions"], target_text=f"= {len(edit)}")
+    for rel in manifest.calls_files:
+        r = live["random_edits"][rel]
+        lat = r["edit_ms"]
+        n_lines = generate.CALLS_FILES.get(rel, r["lines"])
+        what = f"{n_lines:,}-line file"
+        rep.add(f"random edit → diagnostics p50, {what}", pct(lat, 50), "ms",
+                note=f"{len(lat)} keystrokes in {rel}, {r['bytes'] / 1024:.0f} KB")
+        rep.add(f"random edit → diagnostics p95, {what}", pct(lat, 95), "ms", RANDOM_EDIT_TARGETS_MS.get(n_lines))
+        undos = len(lat) // 2
+        rep.add(f"undos that restored the diagnostics, {what}", undos - len(r["wrong_versions"]),
+                also=not r["wrong_versions"], target_text=f"= {undos}")
     for rr in REQUEST_ROWS:
         lat = live["requests"][rr.figure]
         rep.add(f"{rr.figure} p50", pct(lat, 50), "ms", note=f"{len(lat)} requests")
