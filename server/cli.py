@@ -299,24 +299,38 @@ def _calls(runs: list[_Run], out: _Output, fmt: str) -> int:
             if not _in_selection(c.file, run.project.selected):
                 continue
             line, col = out.position(root, c.file, c.span.start)
+            matched = st.status == "matched"
             rows.append({"file": out.path(root, c.file), "line": line, "column": col, "method": c.method,
-                         "url": c.template, "status": st.status,
+                         "url": st.call.template, "status": st.status,
                          "endpoint": f"{st.endpoint.method} {full_path(st.endpoint)}"
-                         if st.endpoint and st.status == "matched" else None,
-                         "via": c.via, "reason": c.reason})
+                         if st.endpoint and matched else None,
+                         "via": c.via, "reason": st.call.reason,
+                         # the paths of a conditional URL, each checked
+                         "candidates": [t for t, _, _ in c.candidates if t is not None],
+                         # how it matched: a dynamic segment standing for a literal one is "weak",
+                         # a match only when case is ignored is "case-insensitive"
+                         "match": ("weak" if st.weak else "case-insensitive" if st.finding is not None
+                                   and st.finding.code == "case-mismatch" else "exact") if matched else None})
+    notes = sorted({str(n) for run in runs for n in run.index.resolver_config.notes})
     if fmt == "json":
         json.dump(rows, sys.stdout, indent=2)
         sys.stdout.write("\n")
         sys.stdout.flush()
+        for n in notes:  # what the module resolver could not follow
+            print(f"specward: note: {n}", file=sys.stderr)
         return EXIT_OK
     headers = ("LOCATION", "METHOD", "URL", "STATUS", "ENDPOINT")
-    table = [(f"{r['file']}:{r['line']}:{r['column']}", r["method"], r["url"] or "?", r["status"],
-              r["endpoint"] or (r["reason"] or "")) for r in rows]
+    table = [(f"{r['file']}:{r['line']}:{r['column']}", r["method"], r["url"] or "?",
+              r["status"] + (f" ({r['match']})" if r["match"] not in (None, "exact") else ""),
+              (r["endpoint"] or (r["reason"] or "")) + (f" [candidates: {', '.join(r['candidates'])}]"
+                                                         if r["candidates"] else "")) for r in rows]
     widths = [max([len(h)] + [len(t[i]) for t in table]) for i, h in enumerate(headers)]
     for row in (headers, *table):
         print("  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip())
     counts = Counter(r["status"] for r in rows)
     print(f"{len(rows)} call(s): " + ", ".join(f"{counts[k]} {k}" for k in ("matched", "phantom", "method-mismatch", "unresolved")))
+    for n in notes:
+        print(f"note: {n}")
     sys.stdout.flush()
     return EXIT_OK
 

@@ -79,11 +79,42 @@ def test_calls_json(ws: Path):
     by = {(r["file"], r["line"]): r for r in rows}
     assert by[("web/src/features/profile.ts", 4)] == {
         "file": "web/src/features/profile.ts", "line": 4, "column": 29, "method": "GET", "url": "/api/user/profile",
-        "status": "matched", "endpoint": "GET /api/user/profile", "via": "axios", "reason": None}
+        "status": "matched", "endpoint": "GET /api/user/profile", "via": "axios", "reason": None,
+        "candidates": [], "match": "exact"}
     assert by[("web/src/features/profile.ts", 20)]["status"] == "method-mismatch"
     assert by[("web/src/features/articles.ts", 12)]["method"] == "DELETE"
     assert by[("web/src/features/articles.ts", 12)]["url"] == "/api/articles/{slug}/comments/{id}"
     assert {r["status"] for r in rows} <= {"matched", "phantom", "method-mismatch", "unresolved"}
+
+
+def test_calls_json_lists_the_candidates_of_a_conditional_url_and_weak_matches(tmp_path: Path):
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "openapi.yaml").write_text(
+        "openapi: 3.0.3\ninfo: {title: t, version: '1'}\npaths:\n"
+        "  /api/posts: {get: {responses: {'200': {description: ok}}}}\n"
+        "  /api/posts/mine: {get: {responses: {'200': {description: ok}}}}\n"
+        "  /api/users/me: {get: {responses: {'200': {description: ok}}}}\n")
+    (tmp_path / "web.ts").write_text(
+        "export const posts = (mine: boolean) => fetch('/api/posts' + (mine ? '/mine' : ''));\n"
+        "export const user = (id: string) => fetch(`/api/users/${id}`);\n")
+    out = run("calls", ".", "--format", "json", cwd=tmp_path)
+    rows = {r["line"]: r for r in json.loads(out.stdout)}
+    assert rows[1]["candidates"] == ["/api/posts/mine", "/api/posts"] and rows[1]["status"] == "matched"
+    assert rows[2]["match"] == "weak" and rows[2]["endpoint"] == "GET /api/users/me"
+    text = run("calls", ".", cwd=tmp_path).stdout
+    assert "matched (weak)" in text and "[candidates: /api/posts/mine, /api/posts]" in text
+
+
+def test_calls_says_what_the_module_resolver_could_not_follow(tmp_path: Path):
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "openapi.yaml").write_text(
+        "openapi: 3.0.3\ninfo: {title: t, version: '1'}\npaths:\n  /api/x: {get: {responses: {'200': {description: ok}}}}\n")
+    (tmp_path / "jsconfig.json").write_text('{"extends": "./.svelte-kit/tsconfig.json"}\n')
+    (tmp_path / "a.js").write_text("fetch('/api/x');\n")
+    text = run("calls", ".", cwd=tmp_path).stdout
+    assert "note: jsconfig.json: extends ./.svelte-kit/tsconfig.json" in text
+    out = run("calls", ".", "--format", "json", cwd=tmp_path)
+    assert json.loads(out.stdout) and "specward: note: jsconfig.json" in out.stderr
 
 
 def test_calls_text_table(ws: Path):
