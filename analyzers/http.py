@@ -25,7 +25,7 @@ guessed.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Callable
 
 from .model import (
@@ -34,6 +34,7 @@ from .model import (
     ArgVal,
     Call,
     CallSite,
+    ClassDef,
     ClientDef,
     Env,
     FileFacts,
@@ -234,6 +235,12 @@ class Linker:
                         calls.extend(self._classify(idx, site))
                     except RecursionError:
                         pass
+                for cdef in idx.facts.classes:
+                    if cdef.super_args and cdef.bases:
+                        try:
+                            calls.extend(self._through_super(idx, cdef))
+                        except RecursionError:
+                            pass
             return calls, self._deps[-1]
         finally:
             self._deps.pop()
@@ -429,6 +436,33 @@ class Linker:
                 if found is not None:
                     return found
         return None
+
+    def _through_super(self, idx: "_FileIndex", cdef: ClassDef) -> list[HttpCall]:
+        """``super({ get: '/tasks/{id}', create: '/projects/{projectId}/tasks' })``: the base
+        class's methods request ``this.routes.get``...; each such request, with this class's
+        table, is an HTTP call at the template written here."""
+        hit = self._class(idx, cdef.bases[0])
+        bidx = self._file_index(hit[0]) if hit is not None else None
+        if hit is None or bidx is None:
+            return []
+        base = bidx.classdefs.get(hit[1])
+        if base is None or not base.fields:
+            return []
+        values = {f: cdef.super_args[i] for f, i in base.fields if i < len(cdef.super_args)}
+        out: list[HttpCall] = []
+        prefix = hit[1] + "."
+        for scope, sites in bidx.calls_by_scope.items():
+            if not scope.startswith(prefix):
+                continue
+            for site in sites:
+                bound = _bind_fields(site, values)
+                if bound is None:
+                    continue
+                bound_site, span = bound
+                for call in self._classify(bidx, bound_site):
+                    out.append(replace(call, file=idx.facts.path, span=span, call_span=span,
+                                       via=f"{call.via} through {hit[1]}.{scope[len(prefix):]}"))
+        return out
 
     # ------------------------------------------------------------------ functions and clients
     def _function(self, idx: "_FileIndex", callee: str, scope: str | None, depth: int = 0) -> tuple[str, FunctionDef] | None:
@@ -854,7 +888,7 @@ class _Probe:
 
 class _FileIndex:
     __slots__ = ("facts", "imports", "exports", "star_exports", "constants", "functions",
-                 "clients", "calls_by_scope", "locals", "classes", "api_hosts")
+                 "clients", "calls_by_scope", "locals", "classes", "classdefs", "api_hosts")
 
     def __init__(self, facts: FileFacts) -> None:
         self.facts = facts
@@ -865,6 +899,7 @@ class _FileIndex:
         self.functions = {f.name: f for f in facts.functions}
         self.clients = {(c.name, c.scope): c for c in facts.clients}
         self.classes = {c.name: c.bases for c in facts.classes}
+        self.classdefs = {c.name: c for c in facts.classes}
         by_scope: dict[str, list[CallSite]] = {}
         for c in facts.calls:
             if c.scope is not None:
@@ -876,6 +911,50 @@ class _FileIndex:
         names.update(c.name for c in facts.clients)
         self.locals = names
         self.api_hosts: frozenset[str] | None = None
+
+
+def _bind_fields(site: CallSite, values: dict[str, ArgVal]) -> tuple[CallSite, Span] | None:
+    """``site`` with ``this.<field>...`` in its string arguments replaced by the values a
+    subclass passes for those fields (and the span of the value used), or None when it reads
+    none of them."""
+    used: list[Span] = []
+
+    def value_of(dotted: str) -> StrVal | None:
+        head, _, rest = dotted.partition(".")
+        if head != "this" or not rest:
+            return None
+        field_name, _, key = rest.partition(".")
+        v = values.get(field_name)
+        if v is None:
+            return None
+        if key:
+            v = v.get(key) if type(v) is ObjVal else None  # type: ignore[union-attr]
+        return v if type(v) is StrVal else None  # type: ignore[return-value]
+
+    def bind(expr: UrlExpr) -> UrlExpr:
+        out: list[Part] = []
+        for p in expr:
+            t = type(p)
+            got = None
+            if t is Ref:
+                got = value_of(p.name)  # type: ignore[union-attr]
+            elif t is Call:
+                receiver, _, method = p.callee.rpartition(".")  # type: ignore[union-attr]
+                if method in ("replace", "replaceAll", "toString", "trim"):
+                    got = value_of(receiver)
+            if got is not None:
+                used.append(got.span)
+                out.extend(got.expr)
+            else:
+                out.append(p)
+        return tuple(out)
+
+    args = tuple(StrVal(bind(a.expr), a.span) if type(a) is StrVal else a for a in site.args)  # type: ignore[union-attr]
+    if not used:
+        return None
+    span = used[0]
+    args = tuple(StrVal(a.expr, span) if type(a) is StrVal and a != b else a for a, b in zip(args, site.args))  # type: ignore[union-attr]
+    return replace(site, args=args), span
 
 
 def _flat(url: UrlExpr) -> list[Part]:

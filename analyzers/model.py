@@ -324,11 +324,17 @@ class Route:
 @dataclass(frozen=True)
 class ClassDef:
     """A class and the classes it extends (as written: ``BaseService``, ``api.Base``), so
-    that ``this.get(...)`` finds a method inherited from another file."""
+    that ``this.get(...)`` finds a method inherited from another file. ``fields``: fields its
+    constructor sets from its parameters (``constructor(private routes: Routes)``,
+    ``this.routes = routes``), as (field, parameter index); ``super_args``: what its
+    constructor passes to ``super(...)`` (a table of route templates for the base class's
+    generic methods)."""
 
     name: str
     bases: tuple[str, ...]
     span: Span
+    fields: tuple[tuple[str, int], ...] = ()
+    super_args: "tuple[ArgVal, ...]" = ()
 
 
 @dataclass(frozen=True)

@@ -40,6 +40,7 @@ Decisions the brief left open (see also the tests):
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from bisect import bisect_right
 
 from tree_sitter import Node, Query, QueryCursor
@@ -471,6 +472,8 @@ class _Program:
         # (function node, parameter name, type as written, injected?) of parameters typed as
         # a client, or injected into a constructor (`private readonly api: ApiService`)
         self.typed: list[tuple[Node, str, str, bool]] = []
+        self.ctor_fields: dict[str, list[tuple[str, int]]] = {}  # class -> (field, constructor parameter)
+        self.super_args: dict[str, tuple[ArgVal, ...]] = {}  # class -> what its constructor passes to super()
         # names (bytes) an identifier argument must have to possibly evaluate to an Arg or an
         # inlined local: parameters of named functions and locals of any function
         self.maybe: set[bytes] = set()
@@ -1404,6 +1407,9 @@ class _Program:
             self.on_binds(bindings)
         if self.typed:
             self.on_typed()
+        if self.ctor_fields or self.super_args:
+            out.classes[:] = [replace(c, fields=tuple(self.ctor_fields.get(c.name, ())),
+                                      super_args=self.super_args.get(c.name, ())) for c in out.classes]
 
     # ------------------------------------------------------------------ handlers
 
@@ -1533,18 +1539,24 @@ class _Program:
         if ps is None or self.grammar == "javascript":
             return
         ctor = fn.type == "method_definition" and name.endswith(".constructor")
+        index = -1
         for p in ps.named_children:
+            if p.type in ("comment", "decorator", "this"):
+                continue
+            index += 1
             if p.type not in ("required_parameter", "optional_parameter"):
                 continue
             pat = p.child_by_field_name("pattern")
-            typ = p.child_by_field_name("type")
-            if pat is None or typ is None or pat.type != "identifier":
+            if pat is None or pat.type != "identifier":
                 continue
-            inner = typ.named_child(0)
+            injected = ctor and any(ch.type == "accessibility_modifier" or ch.type == "readonly" for ch in p.children)
+            if injected:  # `constructor(private routes: Routes)`: a field set from this parameter
+                self.ctor_fields.setdefault(name.split(".")[0], []).append((self.text(pat), index))
+            typ = p.child_by_field_name("type")
+            inner = typ.named_child(0) if typ is not None else None
             if inner is None or inner.type not in ("type_identifier", "nested_type_identifier"):
                 continue
             tname = self.text(inner)
-            injected = ctor and any(ch.type == "accessibility_modifier" or ch.type == "readonly" for ch in p.children)
             if tname in CLIENT_TYPES or (injected and tname[:1].isupper()):
                 self.typed.append((fn, self.text(pat), tname, injected))
 
@@ -1603,6 +1615,10 @@ class _Program:
             if cls is None:
                 continue
             f = self.locate(left)
+            if value.type == "identifier" and f is not None and f.name is not None and f.name.endswith(".constructor"):
+                p = self.params(f).get(self.text(value))
+                if p is not None and p[1] is None:  # `this.routes = routes` in the constructor
+                    self.ctor_fields.setdefault(cls, []).append((segs[1], p[0]))
             if value.type == "identifier" and f is not None:
                 tname = typed.get((f.node.id, self.text(value)))
                 kind = CLIENT_TYPES.get(tname) if tname else None
@@ -1747,6 +1763,9 @@ class _Program:
             last = b""
         hit = last in _HIT
         args = c["call.arguments"][0].named_children
+        if ft == "super":  # what a constructor passes to its base class
+            self.on_super(c["call"][0], args)
+            return
         if hit:
             if ft == "member_expression" and last in _ROUTE_METHODS_B and self.on_route(fn, args, servers):
                 return
@@ -1802,6 +1821,14 @@ class _Program:
                 scope.name if scope is not None else None,
             )
         )
+
+    def on_super(self, call: Node, args: list[Node]) -> None:
+        cls = self.enclosing_class(call.start_byte)
+        if cls is None or cls in self.super_args:
+            return
+        f = self.locate(call)
+        named = f.named if f is not None else None
+        self.super_args[cls] = tuple([self.value(a, f, named, 0) for a in args if a.type != "comment"])
 
     def rtk_base(self, call: Node, args: list[Node]) -> None:
         f = self.locate(call)

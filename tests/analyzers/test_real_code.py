@@ -1019,3 +1019,50 @@ export function useHealth() {
         "apps/mobile/lib/health.ts:7 GET /api/v1/users/me matched",
         "apps/mobile/lib/health.ts:8 GET ? unresolved (the URL starts with a dynamic value (avatarUrl), which specward cannot resolve)",
     ]
+
+
+def test_route_templates_passed_to_a_base_class_whose_generic_methods_make_the_requests():
+    got = analyze(TASKS + """
+//- web/src/api/resource.ts
+import axios from 'axios';
+
+const http = axios.create({ baseURL: '/api/v1' });
+
+export interface Routes { get: string; create: string }
+
+export abstract class Resource<T> {
+  constructor(protected readonly routes: Routes) {}
+
+  get(id: string) {
+    return http.get<T>(this.routes.get.replace('{id}', id));
+  }
+
+  create(parentId: string, body: Partial<T>) {
+    return http.post<T>(this.routes.create.replace('{projectId}', parentId), body);
+  }
+}
+//- web/src/api/tasks.ts
+import { Resource } from './resource';
+
+export class TaskResource extends Resource<Task> {
+  constructor() {
+    super({
+      get: '/tasks/{id}',
+      create: '/projects/{projectId}/tasks',
+    });
+  }
+}
+
+export class CommentResource extends Resource<Comment> {
+  constructor() {
+    super({ get: '/comments/{id}', create: '/tasks/{projectId}/comments' });
+  }
+}
+""")
+    # each request is reported at the template the subclass writes (none in the base class)
+    assert got == [
+        "web/src/api/tasks.ts:6 GET /api/v1/tasks/{id} matched",
+        "web/src/api/tasks.ts:7 POST /api/v1/projects/{projectId}/tasks matched",
+        "web/src/api/tasks.ts:14 GET /api/v1/comments/{id} phantom",
+        "web/src/api/tasks.ts:14 POST /api/v1/tasks/{projectId}/comments phantom",
+    ]
