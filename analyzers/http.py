@@ -130,6 +130,9 @@ class HttpCall:
     candidates: tuple[tuple[str | None, str | None, str | None], ...] = ()
     # the client may add a base specward cannot see (an Angular interceptor, axios defaults)
     implicit: bool = False
+    # an absolute URL to a host no base or constant of its file names: the API's only when a
+    # contract's servers name that host (judged with the contracts)
+    external: bool = False
 
 
 LINKER_VERSION = _linker_version()
@@ -1292,7 +1295,7 @@ def finish(path: str, span: Span, call_span: Span, method: str, url: UrlExpr, ba
         if r.external and r.host is not None and r.host.lower() in api_hosts:
             r = r._replace(external=False)
         if r.external:
-            r = r._replace(template=None, relative=None, reason=f"external host {r.host}")
+            r = r._replace(reason=f"external host {r.host}")
         results.append(r)
     if not results:
         return None
@@ -1307,4 +1310,4 @@ def finish(path: str, span: Span, call_span: Span, method: str, url: UrlExpr, ba
     candidates = tuple((r.template, r.relative, r.reason) for r in unique) if len(unique) > 1 else ()
     return HttpCall(path, span, call_span, method, main.template, relative=main.relative, host=main.host,
                     reason=main.reason, via=via, base_unknown=any(r.base_unknown for r in unique),
-                    channel=channel, candidates=candidates, implicit=implicit)
+                    channel=channel, candidates=candidates, implicit=implicit, external=main.external)

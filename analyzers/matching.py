@@ -125,8 +125,9 @@ class EndpointTable:
     """The merged endpoints of all contracts, indexed for segment-wise lookup."""
 
     def __init__(self, endpoints: Iterable[Endpoint], base_paths: Iterable[str] = (),
-                 case_sensitive: bool = False, unreadable: Iterable[str] = ()) -> None:
+                 case_sensitive: bool = False, unreadable: Iterable[str] = (), hosts: Iterable[str] = ()) -> None:
         self.endpoints = tuple(endpoints)
+        self.hosts = frozenset(h.lower() for h in hosts)  # the hosts the contracts' servers name
         self.base_paths = tuple(b.rstrip("/") for b in base_paths if b.strip("/"))
         self.case_sensitive = case_sensitive
         self.unreadable = tuple(unreadable)  # contracts that could not be read as a whole
@@ -464,6 +465,11 @@ class Matcher:
         return frame
 
     def judge(self, call: HttpCall) -> CallStatus:
+        if call.external:
+            if (call.host or "").lower() not in self.table.hosts:
+                return CallStatus(replace(call, template=None, relative=None, candidates=()), "unresolved")
+            call = replace(call, reason=None, external=False,  # a host the contract's servers name
+                           candidates=tuple((t, r, None) for t, r, _ in call.candidates))
         branches = _branches(call)
         if len(branches) == 1:
             template, relative, _ = branches[0]

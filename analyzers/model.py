@@ -408,3 +408,6 @@ class ContractFacts:
     # False when the document could not be read as a whole (a syntax error): its endpoints,
     # if any were recovered, still match calls, but no call is judged phantom against it
     readable: bool = True
+    # the hosts its servers name (OpenAPI `servers`, Swagger `host`): an absolute URL to one
+    # of them is a call to this API
+    hosts: tuple[str, ...] = ()

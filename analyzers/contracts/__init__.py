@@ -21,9 +21,11 @@ facts stay hashable.
 
 from __future__ import annotations
 
+import re
+
 from ..model import ContractFacts, Finding, Span
-from .common import CODE, Sink, normalize_path, path_shape
-from .positions import MapNode, Parsed, SeqNode, kind, parse_json, parse_yaml
+from .common import CODE, Sink, normalize_path, path_shape, scalar_str
+from .positions import MapNode, Parsed, ScalarNode, SeqNode, kind, parse_json, parse_yaml
 
 __all__ = ["parse_contract", "normalize_path", "path_shape"]
 
@@ -96,7 +98,36 @@ def _parse(path: str, text: str, fmt: str) -> ContractFacts:
     if parsed.problems:  # the tree was recovered from broken JSON: only syntax errors are reliable
         sink = _only(sink, parsed)
     # a recovered tree may lack any part of the document: it matches calls, judges none
-    return ContractFacts(path, fmt, endpoints, models, sink.sorted(), readable=not parsed.problems)  # type: ignore[arg-type]
+    return ContractFacts(path, fmt, endpoints, models, sink.sorted(), readable=not parsed.problems,  # type: ignore[arg-type]
+                         hosts=_hosts(root) if isinstance(root, MapNode) else ())
+
+
+_VARIABLE = re.compile(r"\{([^{}]*)\}")
+
+
+def _hosts(root: MapNode) -> tuple[str, ...]:
+    """The hosts of OpenAPI ``servers`` (variables at their defaults) and of Swagger ``host``."""
+    found: list[str] = []
+    servers = root.get("servers")
+    for server in servers.items if isinstance(servers, SeqNode) else ():
+        if not isinstance(server, MapNode):
+            continue
+        url = scalar_str(server.get("url")) or ""
+        defaults: dict[str, str] = {}
+        variables = server.get("variables")
+        if isinstance(variables, MapNode):
+            for name, _, var in variables.items():
+                d = var.get("default") if isinstance(var, MapNode) else None
+                if isinstance(d, ScalarNode) and d.value is not None:
+                    defaults[name] = str(d.value)
+        url = _VARIABLE.sub(lambda m: defaults.get(m.group(1), m.group(0)), url.strip())
+        m = re.match(r"^[a-zA-Z][a-zA-Z0-9+.-]*://([^/?#]+)", url)
+        if m and "{" not in m.group(1):
+            found.append(m.group(1).lower())
+    host = scalar_str(root.get("host"))
+    if host:
+        found.append(host.strip().lower())
+    return tuple(dict.fromkeys(found))
 
 
 def _only(sink: Sink, parsed: Parsed) -> Sink:

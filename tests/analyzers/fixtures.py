@@ -44,7 +44,8 @@ def analyze(fixture: str, base_paths: tuple[str, ...] = (), case_sensitive: bool
     contracts = [parse_contract(p, t) for p, t in files.items() if p.endswith(CONTRACT_SUFFIXES)]
     endpoints = [ep for c in contracts for ep in c.endpoints]
     table = EndpointTable(endpoints, base_paths, case_sensitive=case_sensitive,
-                          unreadable=[c.path for c in contracts if not c.readable])
+                          unreadable=[c.path for c in contracts if not c.readable],
+                          hosts=[h for c in contracts for h in c.hosts])
     config = ResolverConfig.build({p: t for p, t in files.items() if is_resolver_config(p)})
     linker = Linker(facts.get, config)
     linked = {path: linker.link_file(path)[0] for path in sorted(facts)}

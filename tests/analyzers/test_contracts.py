@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import textwrap
-import time
 
 import pytest
 
@@ -681,9 +680,7 @@ def test_openapi_ref_cycle_does_not_hang():
             Self: {$ref: '#/components/schemas/Self'}
         """
     )
-    start = time.perf_counter()
-    facts = parse_contract("api.yaml", text)
-    assert time.perf_counter() - start < 1
+    facts = parse_contract("api.yaml", text)  # returns (circular references are cut, not followed)
     circular = [f for f in facts.findings if f.message.startswith("circular $ref")]
     assert sorted(spanned(text, f.span) for f in circular) == [
         "'#/components/pathItems/A'",
@@ -918,7 +915,8 @@ def test_weird_values_do_not_raise():
         assert facts.findings, text
 
 
-def test_large_openapi_is_fast():
+def test_a_large_openapi_document_is_read_whole():
+    """Its speed is measured by bench/ (no timing thresholds in tests)."""
     lines = ["openapi: 3.1.0", "info: {title: t, version: '1'}", "paths:"]
     i = 0
     while len(lines) < 5000:
@@ -938,9 +936,6 @@ def test_large_openapi_is_fast():
         i += 1
     lines += ["components:", "  schemas:", "    S: {type: object, properties: {a: {type: string}}}"]
     text = "\n".join(lines)
-    start = time.perf_counter()
     facts = parse_contract("big.yaml", text)
-    elapsed = time.perf_counter() - start
     assert facts.findings == ()
     assert len(facts.endpoints) == i
-    assert elapsed < 1.0

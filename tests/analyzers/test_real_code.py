@@ -1066,3 +1066,21 @@ export class CommentResource extends Resource<Comment> {
         "web/src/api/tasks.ts:14 GET /api/v1/comments/{id} phantom",
         "web/src/api/tasks.ts:14 POST /api/v1/tasks/{projectId}/comments phantom",
     ]
+
+
+def test_absolute_urls_to_the_host_a_contracts_servers_name():
+    got = analyze(SHOP + """
+//- tools/warm_cache.py
+import httpx
+
+
+def warm():
+    httpx.get("https://shop.example.com/api/products")
+    httpx.get("https://shop.example.com/api/product-list")
+    httpx.get("https://cdn.example.net/api/products")
+""")
+    assert got == [
+        "tools/warm_cache.py:5 GET /api/products matched",
+        "tools/warm_cache.py:6 GET /api/product-list phantom",
+        "tools/warm_cache.py:7 GET ? unresolved (external host cdn.example.net)",
+    ]
