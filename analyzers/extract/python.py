@@ -50,6 +50,7 @@ from tree_sitter import QueryCursor
 
 from ..languages import grammar, parse, query
 from ..model import (
+    Alt,
     Arg,
     CallSite,
     ClientDef,
@@ -437,6 +438,21 @@ class _Extractor:
         if t == "parenthesized_expression":
             inner = [c for c in n.named_children if c.type != "comment"]
             return self.expr(inner[0], sc, seen) if len(inner) == 1 else None
+        if t == "conditional_expression":  # `"/a" if cond else "/b"`: either path
+            branches = [c for c in n.named_children if c.type != "comment"]
+            if len(branches) == 3:
+                options = []
+                for b in (branches[0], branches[2]):
+                    if b.type == "none":
+                        continue  # no request on that branch
+                    e = self.expr(b, sc, seen)
+                    if e is None or _all_unknown(e):
+                        return (_Unknown("conditional"),)
+                    options.append(e)
+                if len(options) == 1:
+                    return options[0]
+                if options:
+                    return (Alt(tuple(options)),)
         return (_Unknown(_REASONS.get(t, t.replace("_", " "))),)
 
     def part(self, n, sc: _Scope | None, seen: tuple) -> tuple:

@@ -6,6 +6,7 @@ import textwrap
 
 from specward.analyzers.extract.python import extract_python
 from specward.analyzers.model import (
+    Alt,
     Arg,
     CallSite,
     ClientDef,
@@ -317,7 +318,7 @@ def test_argument_value_kinds():
     args = call(f, "requests.get").args
     assert expr(args[0]) == (Unknown("call"),)
     assert all(isinstance(a, OtherVal) for a in args[1:5])
-    assert expr(args[5]) == (Unknown("conditional"),)
+    assert expr(args[5]) == (Alt(((Arg(0),), (Lit("/x"),))),)  # either branch
     assert isinstance(args[6], OtherVal)
     assert expr(args[7]) == (Lit("/r\\d"),)
     assert expr(args[8]) == (Lit("/t\u00e9"),)

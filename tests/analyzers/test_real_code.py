@@ -1084,3 +1084,24 @@ def warm():
         "tools/warm_cache.py:6 GET /api/product-list phantom",
         "tools/warm_cache.py:7 GET ? unresolved (external host cdn.example.net)",
     ]
+
+
+def test_python_conditional_paths_are_each_checked():
+    got = analyze(SHOP + """
+//- scripts/posts.py
+import requests
+
+API = "https://shop.example.com/api"
+
+
+def posts(mine: bool):
+    return requests.get(API + ("/posts/mine" if mine else "/posts"))
+
+
+def feed(archived: bool):
+    return requests.get(f"{API}/posts" if not archived else f"{API}/posts/archive")
+""")
+    assert got == [
+        "scripts/posts.py:7 GET /api/posts/mine matched",
+        "scripts/posts.py:11 GET /api/posts/archive phantom",
+    ]
