@@ -134,6 +134,8 @@ class FactsStore:
     def get(self, rel: str) -> FileFacts | None:
         facts = self._live.get(rel)
         if facts is not None:
+            if type(facts) is not FileFacts:  # an edit state whose facts are built when needed
+                facts = self._live[rel] = facts.facts
             return facts
         if rel not in self._stored:
             return None
@@ -154,7 +156,9 @@ class FactsStore:
             self._lru.popitem(last=False)
         return loaded
 
-    def put_live(self, rel: str, facts: FileFacts) -> None:
+    def put_live(self, rel: str, facts) -> None:
+        """``facts``: a file's facts, or an incremental edit's state (``.facts`` builds them;
+        an edit that only moved facts is not built until something reads them)."""
         self._live[rel] = facts
         self._stored.discard(rel)
         self._lru.pop(rel, None)
@@ -187,7 +191,12 @@ class FactsStore:
         return existed
 
     def live(self, rel: str) -> FileFacts | None:
-        return self._live.get(rel)
+        return self.get(rel) if rel in self._live else None
+
+    def holds(self, rel: str, state) -> bool:
+        """Whether the live facts of ``rel`` are those of an incremental edit ``state``."""
+        v = self._live.get(rel)
+        return v is not None and (v is state or v is state.built)
 
 
 class _Parsers:
@@ -821,24 +830,46 @@ class WorkspaceIndex:
             affected |= set(self.contracts)
         return affected
 
+    def prepare_edits(self, rel: str, text: str) -> None:
+        """Give an open document what its incremental edits start from, when it has none
+        (opened with the text already indexed): else its first edit extracts the whole file."""
+        with self.lock, _collector_paused():
+            if (rel in self._edit_states or rel not in self.facts or not self.ws.is_source(rel)
+                    or self.digests.get(rel) != digest_of(text.encode("utf-8", "surrogatepass"))):
+                return
+            try:
+                _, state, _ = extract_edited(rel, text, None, lazy=True)
+            except Exception:  # noqa: BLE001 - its first edit extracts it in full instead
+                return
+            if state is not None:
+                self._edit_states[rel] = state
+                while len(self._edit_states) > EDIT_STATES:
+                    self._edit_states.popitem(last=False)
+                self.facts.put_live(rel, state)  # the same facts (same text), from that state
+
+    def needs_edit_state(self, rel: str) -> bool:
+        return rel not in self._edit_states
+
     def _extract(self, rel: str, text: str, incremental: bool):
         """(facts, how they differ from the index's facts of ``rel`` or None when not known)."""
         state = self._edit_states.pop(rel, None)
         if not incremental:
             return extract_safely(rel, text), None
         try:
-            facts, new_state, change = extract_edited(rel, text, state)
+            facts, new_state, change = extract_edited(rel, text, state, lazy=True)
         except Exception:  # noqa: BLE001 - the plain path reports the failure on the file
             return extract_safely(rel, text), None
         if new_state is not None:
             self._edit_states[rel] = new_state
             while len(self._edit_states) > EDIT_STATES:
                 self._edit_states.popitem(last=False)
-        if state is None or self.facts.live(rel) is not state.facts:
+            if facts is None:
+                facts = new_state  # its facts are built when something reads them
+        if state is None or not self.facts.holds(rel, state):
             change = None  # `change` compares with the state's facts, not the index's
         return facts, change
 
-    def _move_links(self, rel: str, facts: FileFacts, change) -> bool:
+    def _move_links(self, rel: str, facts, change) -> bool:
         """An edit moved ``rel``'s facts without changing them: move its linked calls and
         their statuses the same way (a file's link results hold only its own spans, so no
         other file's change). False when a span cannot be placed: link as usual then."""
@@ -860,21 +891,30 @@ class WorkspaceIndex:
             finding = st._finding
             if finding is not None:
                 span = where(finding.span)
-                finding = None if span is None else replace(finding, span=span)
-            if call is None or (finding is None and st._finding is not None):
+                if span is None:
+                    return False
+                if span != finding.span:
+                    finding = replace(finding, span=span)
+            if call is None:
                 return False
-            new_statuses.append(replace(st, call=call, _finding=finding))
+            unmoved = call is st.call and finding is st._finding
+            new_statuses.append(st if unmoved else replace(st, call=call, _finding=finding))
         if any(c is None for c in new_calls):
             return False
+        moved: dict = {}
+        for table in (self.problems, self.routes):  # the facts' own, moved the same way
+            items = table.get(rel, ())
+            spans = [where(x.span) for x in items]
+            if None in spans:
+                return False
+            moved[id(table)] = tuple(replace(x, span=sp) for x, sp in zip(items, spans))
         self.calls[rel] = new_calls
         if rel in self.statuses:
             self.statuses[rel] = new_statuses
+        for table in (self.problems, self.routes):
+            if moved[id(table)]:
+                table[rel] = moved[id(table)]
         self._dirty_links.add(rel)
-        for table, value in ((self.problems, facts.problems), (self.routes, facts.routes)):
-            if value:
-                table[rel] = value
-            else:
-                table.pop(rel, None)
         self.stats["moved_links"] = self.stats.get("moved_links", 0.0) + 1
         return True
 

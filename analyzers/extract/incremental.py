@@ -30,6 +30,7 @@ still incremental through ``languages.parse``.
 from __future__ import annotations
 
 import dataclasses
+import re
 import types
 import typing
 from bisect import bisect_right
@@ -314,7 +315,7 @@ def _edited(path: str, text: str, lang: str, state: EditState):
     fresh = _extract_units(src, lang, tree, todo, state.tables)
     if (fresh is None  # they looked up a client by name: the other statements' clients count
             or _contributions(removed) != _contributions(fresh)  # imports or servers changed
-            or not _same_clients(removed, fresh)):  # what the others may look up changed
+            or not _same_clients(removed, fresh, src, children)):  # what others may look up changed
         return _full(path, text, lang, tree) + (None,)
     tables = state.tables
     counts = state.assigned
@@ -340,7 +341,7 @@ def _edited(path: str, text: str, lang: str, state: EditState):
             todo = [c for c, reused in zip(children, plan) if reused is None]
             removed.sort(key=_unit_start)
             fresh = _extract_units(src, lang, tree, todo, tables)
-            if fresh is None or not _same_clients(removed, fresh):
+            if fresh is None or not _same_clients(removed, fresh, src, children):
                 return _full(path, text, lang, tree) + (None,)
     units = []
     it = iter(fresh)
@@ -396,13 +397,28 @@ class _Watched(list):
     del _name, _note
 
 
-def _same_clients(old: list[_Unit], new: list[_Unit]) -> bool:
-    """Whether the statements taken out and put in made the same clients (but for spans):
-    then no other statement's lookup of a client by name can have changed."""
+def _same_clients(old: list[_Unit], new: list[_Unit], src: bytes, children: list) -> bool:
+    """Whether no other statement's lookup of a client can have changed: the statements
+    taken out and put in made the same clients (but for spans), or none of the clients
+    that differ has its name looked up anywhere. Clients are looked up by name by
+    ``<name>.create(...)`` / ``<name>.extend(...)`` (``make_client``): every identifier of a
+    statement whose text has ``create`` or ``extend`` counts as looked up (a superset)."""
     pairs: dict = {}
     a = [c for u in old for k in (_CLIENTS, _ANGULAR) for c in u.lists[k]]
     b = [c for u in new for k in (_CLIENTS, _ANGULAR) for c in u.lists[k]]
-    return len(a) == len(b) and all(same(x, y, pairs) for x, y in zip(a, b))
+    if len(a) == len(b) and all(same(x, y, pairs) for x, y in zip(a, b)):
+        return True
+    names = {seg for c in (*a, *b) for seg in c.name.split(".")}
+    for c in children:
+        text = src[c.start_byte:c.end_byte]
+        if b"create" in text or b"extend" in text:
+            if names.intersection(m.decode("utf-8", "replace") for m in _IDENT.findall(text)):
+                return False
+    return True
+
+
+_IDENT = re.compile(rb"[A-Za-z_$][\w$]*")
+
 
 
 def _contributions(units: list[_Unit]) -> tuple:

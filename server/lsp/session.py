@@ -130,6 +130,9 @@ class Session:
         # re-extract only the statements an edit touches
         changed = self.index.update(rel, text, incremental=True)
         changed.add(rel)
+        if self.index.needs_edit_state(rel):
+            # opened with the text already indexed: get its first edit ready (after this publish)
+            self.worker.submit(self._guard, self.index.prepare_edits, rel, text)
         return self._prepare(changed)
 
     def disk_changed(self, rels: set[str]) -> None:

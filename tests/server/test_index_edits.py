@@ -1,0 +1,206 @@
+"""Edits of an open document through the incremental path (``update(..., incremental=True)``)
+leave the index exactly as a from-scratch index of the same texts: same findings, calls and
+statuses in every file, same used and unused endpoints."""
+
+from __future__ import annotations
+
+import os
+import random
+from pathlib import Path
+
+import pytest
+
+from specward.server.index import WorkspaceIndex
+
+CONTRACT = """openapi: 3.0.3
+info: {title: Shop, version: '1'}
+servers:
+  - url: https://shop.example.com/api
+paths:
+  /orders:
+    get: {responses: {'200': {description: ok}}}
+    post: {responses: {'201': {description: ok}}}
+  /orders/{orderId}:
+    get: {responses: {'200': {description: ok}}}
+    delete: {responses: {'204': {description: ok}}}
+  /orders/{orderId}/lines:
+    get: {responses: {'200': {description: ok}}}
+  /customers/{customerId}:
+    get: {responses: {'200': {description: ok}}}
+"""
+
+HTTP_TS = """import axios from 'axios';
+
+export const API = '/api';
+export const http = axios.create({ baseURL: API });
+"""
+
+REQUEST_TS = """import { API } from './http';
+
+export function getJson(path: string) {
+  return fetch(`${API}${path}`).then((r) => r.json());
+}
+"""
+
+ORDERS_TS = """// Orders screen: the calls it makes, through every route the project has.
+import { http, API } from '../api/http';
+import { getJson } from '../api/request';
+
+export const LINES = '/lines';
+
+export async function listOrders(page: number) {
+  const res = await http.get(`/orders?page=${page}`);
+  return res.data;
+}
+
+export function loadOrder(orderId: string) {
+  return getJson(`/orders/${orderId}`);
+}
+
+/* Lines are loaded lazily, one order at a time. */
+export async function loadLines(orderId: string) {
+  return fetch(`${API}/orders/${orderId}${LINES}`).then((r) => r.json());
+}
+
+export function removeOrder(orderId: string) {
+  return http.delete(`/orders/${orderId}`);
+}
+
+export function loadCustomer(customerId: string) {
+  return getJson(`/customers/${customerId}/profile`);
+}
+
+export class OrderStore {
+  private cache = new Map<string, unknown>();
+
+  async refresh(orderId: string) {
+    const res = await http.post(`/orders/${orderId}/refresh`, {});
+    this.cache.set(orderId, res.data);
+  }
+}
+"""
+
+SCREEN_TS = """import { loadOrder, loadLines } from './orders';
+
+export async function openOrder(id: string) {
+  const [order, lines] = await Promise.all([loadOrder(id), loadLines(id)]);
+  return { order, lines };
+}
+"""
+
+FILES = {
+    "contracts/openapi.yaml": CONTRACT,
+    "src/api/http.ts": HTTP_TS,
+    "src/api/request.ts": REQUEST_TS,
+    "src/features/orders.ts": ORDERS_TS,
+    "src/features/screen.ts": SCREEN_TS,
+}
+
+EDITED = "src/features/orders.ts"
+
+PIECES = ["x", " ", "\n", "/", "'", "`", "(", ")", "{", "}", ";", "s", "/items", "${id}", "// ", "/*", "*/",
+          "export function extra(p: string) { return getJson(p); }\n", "import { other } from './other';\n",
+          "page = 2;\n", "http.get('/orders');\n", "const api2 = http.create({ baseURL: '/v2' });\n"]
+
+
+def _write(root: Path, files: dict[str, str]) -> None:
+    for rel, text in files.items():
+        p = root / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(text)
+
+
+def _state(idx: WorkspaceIndex) -> dict:
+    files = sorted(set(FILES) | set(idx.calls) | set(idx.statuses))
+    return {
+        "findings": {rel: idx.findings(rel) for rel in files},
+        "calls": {rel: list(idx.calls.get(rel, ())) for rel in files},
+        "statuses": {rel: [(st.call, st.status, st.endpoint) for st in idx.statuses.get(rel, ())] for rel in files},
+        "used": dict(idx.used),
+        "unused": [f.span for f in idx.unused],
+    }
+
+
+def _edit(rng: random.Random, text: str) -> str:
+    i = rng.randrange(len(text) + 1)
+    op = rng.random()
+    if op < 0.55:
+        return text[:i] + rng.choice(PIECES) + text[i:]
+    if op < 0.8:
+        return text[:i] + text[i + rng.choice((1, 1, 3, 12, 50)):]
+    if op < 0.9:
+        return text[:i] + "z" + text[i + rng.randrange(1, 8):]
+    return text[:i] + text[i:i + 40] + text[i:]  # a piece repeated
+
+
+def _seeds() -> int:
+    return int(os.environ.get("SPECWARD_INCREMENTAL_SEEDS", "3"))
+
+
+@pytest.mark.parametrize("seed", range(_seeds()))
+def test_random_edits_of_open_documents_match_a_fresh_index(tmp_path: Path, seed: int):
+    """Mostly the orders module (its importers re-linked when its wrappers change), now and
+    then the client and the wrapper module it imports."""
+    live_root, fresh_root = tmp_path / "live", tmp_path / "fresh"
+    _write(live_root, FILES)
+    idx = WorkspaceIndex(live_root, use_cache=False)
+    idx.build()
+    texts = dict(FILES)
+    for rel in ("src/features/orders.ts", "src/api/http.ts", "src/api/request.ts"):
+        idx.update(rel, texts[rel], incremental=True)
+        idx.prepare_edits(rel, texts[rel])
+    rng = random.Random(seed)
+    moved = 0
+    for step in range(40):
+        rel = rng.choices(("src/features/orders.ts", "src/api/http.ts", "src/api/request.ts"), (8, 1, 1))[0]
+        texts[rel] = FILES[rel] if rng.random() < 0.05 else _edit(rng, texts[rel])
+        before = idx.stats.get("moved_links", 0)
+        idx.update(rel, texts[rel], incremental=True)
+        moved += idx.stats.get("moved_links", 0) > before
+        _write(fresh_root, texts)
+        fresh = WorkspaceIndex(fresh_root, use_cache=False)
+        fresh.build()
+        assert _state(idx) == _state(fresh), f"seed {seed}, edit {step} of {rel}: {texts[rel]!r}"
+    assert moved > 0  # some edits only moved facts, and the links were moved, not made again
+
+
+def test_an_edit_that_moves_facts_moves_the_findings_without_linking(tmp_path: Path, monkeypatch):
+    _write(tmp_path, FILES)
+    idx = WorkspaceIndex(tmp_path, use_cache=False)
+    idx.build()
+    idx.update(EDITED, ORDERS_TS, incremental=True)
+    idx.prepare_edits(EDITED, ORDERS_TS)
+    phantom = [f for f in idx.findings(EDITED) if f.code == "phantom-api"]
+    assert phantom  # /customers/{customerId}/profile and /orders/{orderId}/refresh
+    linked = []
+    monkeypatch.setattr(idx, "_link", lambda paths: linked.append(set(paths)))
+    edited = ORDERS_TS.replace("// Orders screen", "// The orders screen")
+    assert idx.update(EDITED, edited, incremental=True) == {EDITED}
+    assert linked == []
+    shift = len("The o") - len("O")
+    assert [f.span.start for f in idx.findings(EDITED) if f.code == "phantom-api"] == [
+        f.span.start + shift for f in phantom]
+    monkeypatch.undo()
+    # a URL changed: linked again (the file and its importers)
+    idx.update(EDITED, edited.replace("/profile", ""), incremental=True)
+    assert len([f for f in idx.findings(EDITED) if f.code == "phantom-api"]) == len(phantom) - 1
+
+
+def test_reopening_after_a_disk_update_starts_from_the_disk_text(tmp_path: Path):
+    _write(tmp_path, FILES)
+    idx = WorkspaceIndex(tmp_path, use_cache=False)
+    idx.build()
+    idx.update(EDITED, ORDERS_TS, incremental=True)
+    idx.prepare_edits(EDITED, ORDERS_TS)
+    assert not idx.needs_edit_state(EDITED)
+    on_disk = ORDERS_TS.replace("/profile", "/card")
+    (tmp_path / EDITED).write_text(on_disk)
+    idx.update_from_disk(EDITED)  # closed, then changed on disk: its edit state is gone
+    assert idx.needs_edit_state(EDITED)
+    edited = on_disk.replace("/lines", "/items")
+    idx.update(EDITED, edited, incremental=True)
+    fresh_root = tmp_path / "fresh"
+    _write(fresh_root, {**FILES, EDITED: edited})
+    fresh = WorkspaceIndex(fresh_root, use_cache=False)
+    fresh.build()
+    assert _state(idx) == _state(fresh)
