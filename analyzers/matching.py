@@ -135,14 +135,20 @@ class EndpointTable:
         self.namespace = _namespace(self.endpoints)
         self.bases = tuple(sorted({ep.base_path.rstrip("/") for ep in self.endpoints if ep.base_path.strip("/")}))
         self.standard = frozenset(("",) + self.bases)  # prefixes a contract itself declares
-        prefixes: set[str] = set()
+        # the prefixes a path may lack, by the segment that follows them (lower case; "{" for
+        # a parameter): a path starting with `series` is tried only after prefixes some
+        # declared path continues with `series` or a parameter
+        after: dict[str, set[str]] = {}
         for ep in self.endpoints:
             segs = _segments(full_path(ep))
             for n in range(1, min(PREFIX_DEPTH, len(segs) - 1) + 1):
                 if any("{" in s for s in segs[:n]):
                     break
-                prefixes.add("/" + "/".join(segs[:n]))
-        self.prefixes = tuple(sorted(prefixes, key=lambda p: (p.count("/"), p)))
+                nxt = segs[n]
+                after.setdefault("{" if "{" in nxt else nxt.lower(), set()).add("/" + "/".join(segs[:n]))
+        order = lambda p: (p.count("/"), p)  # noqa: E731
+        self._prefixes_after = {k: tuple(sorted(v, key=order)) for k, v in after.items()}
+        self.prefixes = tuple(sorted({p for v in after.values() for p in v}, key=order))
         self._near_cache: dict[tuple, list[Endpoint]] = {}
         self._hits_cache: dict[str, tuple[Hit, ...]] = {}
         self._interp_cache: dict[tuple, dict[Hyp, tuple[Hit, ...]]] = {}
@@ -249,7 +255,9 @@ class EndpointTable:
             for h in self.hits(p):
                 found.setdefault((kind, h.prefix), []).append(h)
             if base_unknown:  # the base stands for an unknown prefix: which ones fit
-                for prefix in self.prefixes:
+                first = (_segments(p) or [""])[0]
+                fitting = self._prefixes_after.get(first.lower(), ()) if "{" not in first else self.prefixes
+                for prefix in sorted(set(fitting) | set(self._prefixes_after.get("{", ())), key=lambda x: (x.count("/"), x)):
                     for h in self.hits(prefix + p):
                         if not h.prefix:
                             found.setdefault((kind, prefix), []).append(h)
