@@ -32,6 +32,7 @@ from typing import Callable, Iterable
 from specward.analyzers import serial
 from specward.analyzers.contracts import parse_contract
 from specward.analyzers.extract import EXTRACTOR_VERSION, extract_edited
+from specward.analyzers.extract.incremental import edited_incrementally
 from specward.analyzers.http import LINKER_VERSION, HttpCall, Linker
 from specward.analyzers.matching import CallStatus, EndpointTable, endpoint_id, match_call, unused_endpoint_findings
 from specward.analyzers.model import ContractFacts, Endpoint, FileFacts, Finding, Route, Span
@@ -848,7 +849,8 @@ class WorkspaceIndex:
                 self.facts.put_live(rel, state)  # the same facts (same text), from that state
 
     def needs_edit_state(self, rel: str) -> bool:
-        return rel not in self._edit_states
+        """Whether an open document still lacks what its incremental edits start from."""
+        return rel not in self._edit_states and edited_incrementally(rel)
 
     def _extract(self, rel: str, text: str, incremental: bool):
         """(facts, how they differ from the index's facts of ``rel`` or None when not known)."""

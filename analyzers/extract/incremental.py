@@ -42,7 +42,7 @@ from ..languages import language_of
 from ..model import FileFacts, Span
 from . import ecma
 
-__all__ = ["EditState", "Change", "extract_edited"]
+__all__ = ["EditState", "Change", "extract_edited", "edited_incrementally"]
 
 _ECMA = ("typescript", "tsx", "javascript")
 # The per-statement lists of facts: the lists of an ``EcmaCollector`` (whatever it collects;
@@ -136,6 +136,12 @@ class Change:
         if old.start >= self.old_end:
             return Span(old.start + self.delta, old.end + self.delta) if self.delta else old
         return None
+
+
+def edited_incrementally(path: str) -> bool:
+    """Whether ``extract_edited`` keeps a state for ``path`` (its language re-extracts only
+    what an edit touched; the others are extracted in full)."""
+    return language_of(path) in _ECMA
 
 
 def extract_edited(path: str, text: str, state: EditState | None, lazy: bool = False

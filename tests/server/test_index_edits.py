@@ -204,3 +204,23 @@ def test_reopening_after_a_disk_update_starts_from_the_disk_text(tmp_path: Path)
     fresh = WorkspaceIndex(fresh_root, use_cache=False)
     fresh.build()
     assert _state(idx) == _state(fresh)
+
+
+def test_python_documents_are_extracted_in_full_and_get_no_edit_state(tmp_path: Path):
+    client = ('import requests\n\nBASE = "https://shop.example.com/api"\n\n\n'
+              'def order(order_id: str):\n    return requests.get(f"{BASE}/orders/{order_id}/notes")\n')
+    files = {"contracts/openapi.yaml": CONTRACT, "py/client.py": client}
+    _write(tmp_path / "live", files)
+    idx = WorkspaceIndex(tmp_path / "live", use_cache=False)
+    idx.build()
+    assert not idx.needs_edit_state("py/client.py")  # nothing to prepare: no extra work per keystroke
+    assert [f.code for f in idx.findings("py/client.py")] == ["phantom-api"]
+    rng = random.Random(5)
+    text = client
+    for step in range(15):
+        text = _edit(rng, text)
+        idx.update("py/client.py", text, incremental=True)
+        _write(tmp_path / "fresh", {**files, "py/client.py": text})
+        fresh = WorkspaceIndex(tmp_path / "fresh", use_cache=False)
+        fresh.build()
+        assert ([f for f in idx.findings("py/client.py")] == [f for f in fresh.findings("py/client.py")]), text
