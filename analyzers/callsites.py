@@ -33,10 +33,10 @@ from .model import (
     Unknown,
     UrlExpr,
 )
+from .extract.names import BASE_FIELD
 from .urls import SCHEME
 
 MONOREPO_FOLDERS = frozenset({"apps", "packages", "services", "libs", "projects", "modules", "clients", "sdks"})
-_BASE_NAME = re.compile(r"base|host|origin|server|addr|api_?url|api_?root|backend|domain|endpoint", re.I)
 _PATHISH = re.compile(r"^(path|url|uri|endpoint|route|resource|href|pathname|p|u)$|Path$|Url$|_path$|_url$", re.I)
 
 
@@ -250,7 +250,7 @@ def base_arg(url: UrlExpr, params: tuple[str, ...]) -> bool:
         return False
     first = url[0]
     name = first.field or (params[first.index] if first.index < len(params) else "")  # type: ignore[union-attr]
-    if not _BASE_NAME.search(name.rpartition(".")[2]):
+    if not BASE_FIELD.search(name.rpartition(".")[2]):
         return False
     text = ""
     for p in flat(url[1:]):  # later parameters may only fill segments or the query

@@ -46,6 +46,7 @@ from bisect import bisect_right
 from tree_sitter import Node, Query, QueryCursor
 
 from .. import languages
+from .names import BASE_FIELD
 from ..model import (
     SPREAD,
     Alt,
@@ -191,9 +192,6 @@ _SIMPLE_ESCAPES = {
 }
 _SPACE = re.compile(r"\s+")
 SCHEME_RE = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*://")
-# fields of run-time values that hold a base URL (`settings.address`): not `url` alone, which
-# as often holds a whole URL
-_BASE_FIELD = re.compile(r"base|host|origin|server|addr|api_?url|api_?root|backend|domain|endpoint", re.I)
 # names of constants that hold a path or a URL (decided on the name alone, so that each
 # statement's facts stay independent of the others')
 _URLISH_NAME = re.compile(rb"^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*$|[Pp]ath|[Uu]rl|URL|[Uu]ri\b|[Rr]oute|[Ee]ndpoint")
@@ -604,9 +602,10 @@ class _Program:
                 out.append(info)
         return out
 
-    def pattern_binds(self, pat: Node) -> list[tuple[str, object]]:
-        """(bound name, key) of an object pattern: the key destructured, or ("...", keys
-        taken) for a rest element."""
+    def pattern_binds(self, pat: Node) -> tuple[list[tuple[str, object]], list[str]]:
+        """The bindings of an object pattern, (bound name, key): the key destructured, or
+        ("...", keys taken) for a rest element; and its keys as a parameter label shows them
+        (``{method,path,...rest}``)."""
         out: list[tuple[str, object]] = []
         keys: list[str] = []
         for c in pat.named_children:
@@ -634,9 +633,11 @@ class _Program:
                     out.append((self.text(val), k))
             elif ct == "rest_pattern":
                 inner = c.named_child(0)
-                if inner is not None and inner.type == "identifier":
-                    out.append((self.text(inner), (SPREAD, tuple(keys))))
-        return out
+                if inner is not None:
+                    name = self.text(inner)
+                    out.append((name, (SPREAD, tuple(keys))))
+                    keys.append("..." + name)
+        return out, keys
 
     def param_info(self, n: Node) -> tuple[str, list[tuple[str, str | None]]] | None:
         t = n.type
@@ -658,36 +659,9 @@ class _Program:
                 return "..." + name, [(name, None)]
             return "..." + _SPACE.sub("", self.text(n)[3:]), []
         if t == "object_pattern":
-            keys: list[str] = []
-            binds: list[tuple[str, str | None]] = []
-            for c in n.named_children:
-                ct = c.type
-                if ct == "shorthand_property_identifier_pattern":
-                    k = self.text(c)
-                    keys.append(k)
-                    binds.append((k, k))
-                elif ct == "object_assignment_pattern":
-                    left = c.child_by_field_name("left")
-                    if left is not None:
-                        k = self.text(left)
-                        keys.append(k)
-                        binds.append((k, k))
-                elif ct == "pair_pattern":
-                    key = c.child_by_field_name("key")
-                    val = c.child_by_field_name("value")
-                    k = self.key_text(key) if key is not None else None
-                    if k is None:
-                        continue
-                    keys.append(k)
-                    if val is not None and val.type == "assignment_pattern":
-                        val = val.child_by_field_name("left")
-                    if val is not None and val.type == "identifier":
-                        binds.append((self.text(val), k))
-                elif ct == "rest_pattern":
-                    inner = c.named_child(0)
-                    if inner is not None:
-                        keys.append("..." + self.text(inner))
-                        binds.append((self.text(inner), None))
+            bound, keys = self.pattern_binds(n)
+            # a rest element is the whole parameter (its field is None)
+            binds = [(name, k if isinstance(k, str) else None) for name, k in bound]
             return "{" + ",".join(keys) + "}", binds
         if t in ("this", "comment", "decorator"):
             return None
@@ -1330,7 +1304,7 @@ class _Program:
                 f = locate(pat)
                 if f is not None:
                     loc = f.locals
-                    for name, key in self.pattern_binds(pat):
+                    for name, key in self.pattern_binds(pat)[0]:
                         if name not in loc:
                             loc[name] = (value, is_const, key)
                         maybe.add(name.encode("utf-8"))
@@ -1860,7 +1834,7 @@ class _Program:
 def _run_time(segs: list[str]) -> UrlExpr:
     """A field of a value only known at run time: a base URL when named like one
     (``globals.serverAddr``, ``settings.address``, ``config.apiBaseUrl``), else a value."""
-    if _BASE_FIELD.search(segs[-1]):
+    if BASE_FIELD.search(segs[-1]):
         return (Env(".".join(segs)),)
     return (Param(segs[-1]),)
 
