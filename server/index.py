@@ -18,6 +18,7 @@ from __future__ import annotations
 import concurrent.futures as cf
 import contextlib
 import gc
+import json
 import logging
 import multiprocessing
 import os
@@ -34,8 +35,9 @@ from specward.analyzers.contracts import parse_contract
 from specward.analyzers.extract import EXTRACTOR_VERSION, extract_edited
 from specward.analyzers.extract.incremental import edited_incrementally
 from specward.analyzers.http import LINKER_VERSION, HttpCall, Linker
-from specward.analyzers.matching import CallStatus, EndpointTable, endpoint_id, match_call, unused_endpoint_findings
+from specward.analyzers.matching import CallStatus, EndpointTable, Matcher, endpoint_id, unused_endpoint_findings
 from specward.analyzers.model import ContractFacts, Endpoint, FileFacts, Finding, Route, Span
+from specward.analyzers.resolve import ResolverConfig, is_resolver_config
 
 from .cache import FactsCache
 from .config import LoadedConfig, Settings, load_config
@@ -348,6 +350,12 @@ class WorkspaceIndex:
         self.statuses: dict[str, list[CallStatus]] = {}
         self.used: Counter[tuple[str, str, str]] = Counter()
         self.table = EndpointTable(())
+        self.matcher = Matcher(self.table)
+        # the module resolver's configuration (tsconfig/jsconfig, package.json, framework and
+        # bundler configs), and the text of every file it read
+        self.resolver_config = ResolverConfig.build({})
+        self._resolver_texts: dict[str, str] = {}
+        self._links_key = LINKER_VERSION
         self.unused: list[Finding] = []
         self.stats: dict[str, float] = {}
         # per document edited with `update(..., incremental=True)` (the editor's open ones):
@@ -377,6 +385,7 @@ class WorkspaceIndex:
             if self.cache is None:
                 self.cache = FactsCache(self.root, EXTRACTOR_VERSION, self._use_cache and self.settings.cache)
             sources, contracts = self.ws.walk()
+            self._configure_resolver({rel: self.ws.read(rel).text for rel in self.ws.configs})
             total = len(sources) + len(contracts)
             cached = self.cache.digests() if self.cache else {}
             self.digests.clear(), self.skipped.clear(), self.contracts.clear(), self.problems.clear()
@@ -442,7 +451,7 @@ class WorkspaceIndex:
                 # the index is ready: the parser processes' facts, then the link results,
                 # reach the cache from here on (encoding them is about a second of work)
                 rows = self._link_rows()
-                self.facts.flushing(parsers.flush_to(self.cache, then=lambda: self.cache.store_links(LINKER_VERSION, rows)))
+                self.facts.flushing(parsers.flush_to(self.cache, then=lambda: self.cache.store_links(self._links_key, rows)))
             else:
                 self._flush_links()
             if parsers is not None:
@@ -457,7 +466,7 @@ class WorkspaceIndex:
         waits for that file (this process would otherwise idle while the parser processes
         work). Returns the files linked, and the linker (its memo is still valid)."""
         building = _Building(fresh)
-        linker = Linker(building.lookup(self.facts.get))
+        linker = Linker(building.lookup(self.facts.get), self.resolver_config)
         linked = 0.0
         encoded = []
         for rel, payload, crash in self._run_batches(todo, parsers, progress):
@@ -513,7 +522,7 @@ class WorkspaceIndex:
             self.cache.store([(r, self.digests[r], f) for r, f in here])
             self.facts.mark_stored(r for r, _ in here)
         self.stats["linked_in_parsers"] = float(in_parsers)
-        return linked, Linker(self.facts.get)
+        return linked, Linker(self.facts.get, self.resolver_config)
 
     def _recover(self, rel: str) -> FileFacts | None:
         ft = self.ws.read(rel)
@@ -528,7 +537,7 @@ class WorkspaceIndex:
     def _reuse_links(self, rels: Iterable[str], fresh: set[str]) -> list[str]:
         """Take cached link results whose every dependency is unchanged; return the files
         that must be linked again."""
-        cached = self.cache.load_links(LINKER_VERSION) if self.cache else {}
+        cached = self.cache.load_links(self._links_key) if self.cache else {}
         relink = []
         digests = self.digests
         for rel in rels:
@@ -551,7 +560,7 @@ class WorkspaceIndex:
 
     def _flush_links(self) -> None:
         if self.cache:
-            self.cache.store_links(LINKER_VERSION, self._link_rows())
+            self.cache.store_links(self._links_key, self._link_rows())
 
     def _link_rows(self) -> list[tuple[str, dict, list, tuple]]:
         """The link results not yet stored (of files whose facts are stored), for the cache."""
@@ -577,7 +586,8 @@ class WorkspaceIndex:
             # reading it all (a broken environment) would block that write for ever
             walk = self.cache.path.parent / f"walk-{os.getpid()}.txt"
             try:
-                walk.write_text("\0".join(sources), "utf-8")
+                # the sources, then the texts the module resolver reads (see parsing.start_linking)
+                walk.write_text("\0".join(sources) + "\0\0" + json.dumps(self._resolver_texts), "utf-8")
                 linking = (str(self.ws.root), str(walk), self.settings.max_file_size)
             except OSError as exc:
                 log.warning("cannot write %s (%s): the main process links", walk, exc)
@@ -666,25 +676,30 @@ class WorkspaceIndex:
     def _load_contract(self, rel: str, ft: FileText) -> None:
         if ft.text is None:
             self.contracts[rel] = ContractFacts(rel, "unknown", findings=(
-                Finding("contract-invalid", "error", f"contract file {ft.reason}", rel, Span(0, 0)),))
+                Finding("contract-invalid", "error", f"contract file {ft.reason}", rel, Span(0, 0)),), readable=False)
             return
         try:
             self.contracts[rel] = parse_contract(rel, ft.text)
         except Exception as exc:  # noqa: BLE001
             log.exception("contract parse failed for %s", rel)
             self.contracts[rel] = ContractFacts(rel, "unknown", findings=(
-                Finding("contract-invalid", "error", f"internal error while reading the contract: {exc}", rel, Span(0, 0)),))
+                Finding("contract-invalid", "error", f"internal error while reading the contract: {exc}", rel, Span(0, 0)),),
+                readable=False)
 
     # ================================================================== cross-file
     def _rebuild_table(self) -> None:
         endpoints = [ep for path in sorted(self.contracts) for ep in self.contracts[path].endpoints]
-        self.table = EndpointTable(endpoints, self.settings.base_paths)
+        unreadable = [path for path in sorted(self.contracts) if not self.contracts[path].readable]
+        self.table = EndpointTable(endpoints, self.settings.base_paths,
+                                   case_sensitive=self.settings.case_sensitive, unreadable=unreadable,
+                                   hosts=[h for c in self.contracts.values() for h in c.hosts])
+        self.matcher = Matcher(self.table)
         self._ep_by_id = {endpoint_id(ep): ep for ep in endpoints}
         ident = repr(([(ep.file, ep.method, ep.path, ep.base_path) for ep in endpoints], self.settings.base_paths))
         self._table_key = digest_of(ident.encode())
 
     def _link(self, paths: Iterable[str]) -> None:
-        linker = Linker(self.facts.get)
+        linker = Linker(self.facts.get, self.resolver_config)
         for rel in paths:
             self._link_one(linker, rel)
 
@@ -738,25 +753,42 @@ class WorkspaceIndex:
             self.rdeps.setdefault(dep, set()).add(rel)
 
     def _matches_of(self, rel: str) -> tuple:
-        """(table key, per call: the matched endpoint's id or None), for the cache."""
+        """(table key, per call: the matched endpoint's id and whether the match is weak, or
+        None when the call is to be judged again: not matched, or matched with a note), for
+        the cache."""
         sts = self.statuses.get(rel, ())
-        return (self._table_key, tuple(endpoint_id(st.endpoint) if st.status == "matched" and st.endpoint else None
+        return (self._table_key, tuple((*endpoint_id(st.endpoint), st.weak)
+                                       if st.status == "matched" and st.endpoint and st.finding is None else None
                                        for st in sts))
 
     def _match(self, rel: str, calls: list[HttpCall]) -> list[CallStatus]:
-        """Match a file's calls; a warm start reuses the cached matched endpoints when the
-        endpoint table is the one they were matched against (everything else is matched)."""
+        """Judge a file's calls; a warm start reuses the cached matched endpoints when the
+        endpoint table is the one they were matched against (everything else is judged)."""
+        judge = self.matcher.judge
         cached = self._cached_matches.pop(rel, None)
         if cached is None or cached[0] != self._table_key or len(cached[1]) != len(calls):
-            return [match_call(self.table, c) for c in calls]
+            return [judge(c) for c in calls]
         out = []
         for call, ep_id in zip(calls, cached[1]):
-            ep = self._ep_by_id.get(tuple(ep_id)) if ep_id else None
-            out.append(CallStatus(call, "matched", ep) if ep is not None else match_call(self.table, call))
+            ep = self._ep_by_id.get(tuple(ep_id[:3])) if ep_id else None
+            out.append(CallStatus(call, "matched", ep, weak=bool(ep_id[3:4] == (True,)))  # type: ignore[index]
+                       if ep is not None else judge(call))
             self.stats["reused_matches"] = self.stats.get("reused_matches", 0.0) + (ep is not None)
         return out
 
-    def _rematch(self, paths: Iterable[str]) -> None:
+    def _rematch(self, paths: Iterable[str]) -> set[str]:
+        """Judge the calls of ``paths`` again (their calls changed, or the table did), and
+        of every file whose channel's frame their evidence changed; returns the files judged."""
+        paths = set(paths)
+        if not self.contracts:
+            changed: set[str] = set()
+        else:
+            changed = set()
+            for rel in paths:
+                calls = self.calls.get(rel)
+                changed |= self.matcher.observe(rel, calls) if calls else self.matcher.forget(rel)
+        for channel in changed:
+            paths |= self.matcher.files_of(channel)
         for rel in paths:
             for st in self.statuses.pop(rel, ()):
                 if st.status == "matched" and st.endpoint is not None:
@@ -773,6 +805,7 @@ class WorkspaceIndex:
                 if st.status == "matched" and st.endpoint is not None:
                     self.used[endpoint_id(st.endpoint)] += 1
         self.unused = unused_endpoint_findings(self.table.endpoints, set(self.used))
+        return paths
 
     # ================================================================== updates
     def update(self, rel: str, text: str | None, incremental: bool = False) -> set[str]:
@@ -788,15 +821,18 @@ class WorkspaceIndex:
                 before = set(self.facts) | set(self.contracts) | {rel}
                 self.build()
                 return before | set(self.facts) | set(self.contracts)
+            affected: set[str] = set()
+            if self._resolves_with(rel):
+                affected = self._update_resolver(rel, text)
             if self.ws.is_excluded(rel):
                 return set()
             # a contract that no longer looks like one (an edit removed its openapi key)
             # stays a contract, and is reported, rather than vanishing silently
             if self.ws.is_contract(rel, text) or rel in self.contracts:
-                return self._update_contract(rel, text)
+                return self._update_contract(rel, text) | affected
             if self.ws.is_source(rel):
-                return self._update_source(rel, text, incremental)
-            return set()
+                return self._update_source(rel, text, incremental) | affected
+            return affected
 
     def update_from_disk(self, rel: str) -> set[str]:
         ft = self.ws.read(rel)
@@ -826,7 +862,7 @@ class WorkspaceIndex:
                 return {rel}  # no fact changed, only where they are: nothing to link or match
         affected = {rel} | self.rdeps.get(rel, set())
         self._link(affected)
-        self._rematch(affected)
+        affected |= self._rematch(affected)
         if {f.span for f in self.unused} != old_unused:
             affected |= set(self.contracts)
         return affected
@@ -1002,4 +1038,42 @@ class WorkspaceIndex:
             return [st for p in sorted(self.statuses) for st in self.statuses[p]]
 
     def tracked(self, rel: str) -> bool:
-        return rel in CONFIG_FILES or self.ws.wanted(rel)
+        return rel in CONFIG_FILES or self.ws.wanted(rel) or self._resolves_with(rel)
+
+    # ================================================================== module resolution
+    def _resolves_with(self, rel: str) -> bool:
+        """Whether the module resolver reads this file (or asked for it, and it was missing)."""
+        return ((is_resolver_config(rel) and not self.ws.is_excluded(rel)) or rel in self._resolver_texts
+                or rel in self.resolver_config.wanted)
+
+    def _configure_resolver(self, texts: dict[str, str | None]) -> None:
+        """Build the resolver's configuration from these files (and any file their
+        ``extends`` names, read here: never outside the workspace)."""
+        found = {rel: t for rel, t in texts.items() if t is not None}
+        extra: dict[str, str] = {}
+
+        def read(rel: str) -> str | None:
+            if rel.startswith(("/", "../")) or "/../" in rel:
+                return None
+            ft = self.ws.read(rel)
+            if ft.text is not None:
+                extra[rel] = ft.text
+            return ft.text
+
+        self.resolver_config = ResolverConfig.build(found, read)
+        self._resolver_texts = {**found, **extra}
+        digest = digest_of(json.dumps(sorted(self._resolver_texts.items())).encode("utf-8", "surrogatepass"))
+        self._links_key = f"{LINKER_VERSION}-{digest}"
+
+    def _update_resolver(self, rel: str, text: str | None) -> set[str]:
+        """A configuration file of the resolver changed: every file is linked again."""
+        texts: dict[str, str | None] = {r: t for r, t in self._resolver_texts.items() if r != rel}
+        if text is not None and is_resolver_config(rel):
+            texts[rel] = text
+        before = self._links_key
+        self._configure_resolver(texts)
+        if self._links_key == before:
+            return set()
+        everything = list(self.calls) + [r for r in self.digests if r not in self.calls]
+        self._link(everything)
+        return self._rematch(everything) | set(self.contracts)
