@@ -879,10 +879,17 @@ class WorkspaceIndex:
             except Exception:  # noqa: BLE001 - its first edit extracts it in full instead
                 return
             if state is not None:
-                self._edit_states[rel] = state
-                while len(self._edit_states) > EDIT_STATES:
-                    self._edit_states.popitem(last=False)
+                self._keep_state(rel, state)
                 self.facts.put_live(rel, state)  # the same facts (same text), from that state
+
+    def _keep_state(self, rel: str, state) -> None:
+        """Keep ``rel``'s edit state; the oldest beyond ``EDIT_STATES`` is dropped, and its
+        facts, if the store holds them through it, are built so that its tree goes too."""
+        self._edit_states[rel] = state
+        while len(self._edit_states) > EDIT_STATES:
+            old_rel, old = self._edit_states.popitem(last=False)
+            if self.facts.holds(old_rel, old):
+                self.facts.put_live(old_rel, old.facts)
 
     def needs_edit_state(self, rel: str) -> bool:
         """Whether an open document still lacks what its incremental edits start from."""
@@ -898,9 +905,7 @@ class WorkspaceIndex:
         except Exception:  # noqa: BLE001 - the plain path reports the failure on the file
             return extract_safely(rel, text), None
         if new_state is not None:
-            self._edit_states[rel] = new_state
-            while len(self._edit_states) > EDIT_STATES:
-                self._edit_states.popitem(last=False)
+            self._keep_state(rel, new_state)
             if facts is None:
                 facts = new_state  # its facts are built when something reads them
         if state is None or not self.facts.holds(rel, state):

@@ -224,3 +224,26 @@ def test_python_documents_are_extracted_in_full_and_get_no_edit_state(tmp_path: 
         fresh = WorkspaceIndex(tmp_path / "fresh", use_cache=False)
         fresh.build()
         assert ([f for f in idx.findings("py/client.py")] == [f for f in fresh.findings("py/client.py")]), text
+
+
+def test_only_the_last_edited_documents_keep_their_trees(tmp_path: Path, monkeypatch):
+    from specward.server import index as index_mod
+
+    monkeypatch.setattr(index_mod, "EDIT_STATES", 2)
+    files = dict(FILES)
+    for i in range(4):
+        files[f"src/extra/e{i}.ts"] = f"export const get{i} = (id: string) => fetch(`/api/orders/${{id}}/e{i}`);\n"
+    _write(tmp_path, files)
+    idx = WorkspaceIndex(tmp_path, use_cache=False)
+    idx.build()
+    for i in range(4):
+        rel = f"src/extra/e{i}.ts"
+        idx.update(rel, files[rel], incremental=True)
+        idx.prepare_edits(rel, files[rel])
+        idx.update(rel, "// edited\n" + files[rel], incremental=True)  # moved only: the state stays live
+    kept = [rel for rel in files if not idx.needs_edit_state(rel) and rel.endswith(".ts")]
+    assert kept == ["src/extra/e2.ts", "src/extra/e3.ts"]
+    for i in range(4):  # the others hold plain facts again (no tree), the same ones
+        rel = f"src/extra/e{i}.ts"
+        assert (type(idx.facts._live[rel]).__name__ == "FileFacts") == (i < 2)
+        assert [f.code for f in idx.findings(rel)] == ["phantom-api"]
