@@ -44,6 +44,7 @@ from .callsites import (
     url_field,
 )
 from .model import (
+    Alt,
     Arg,
     ArgVal,
     Call,
@@ -522,7 +523,7 @@ class Linker(Symbols):
                 pairs = [(m, (url, base_len)) for m in methods]
             for meth, (u, bl) in pairs:
                 call = finish(idx.facts.path, span, site.span, meth, u, bl, via, channel, hosts, implicit or unknown)
-                if call is not None and call not in out:
+                if call is not None and (len(pairs) == 1 and not out or call not in out):
                     out.append(call)
         return out
 
@@ -616,6 +617,14 @@ def finish(path: str, span: Span, call_span: Span, method: str, url: UrlExpr, ba
            ) -> HttpCall | None:
     """Turn a resolved URL expression into an ``HttpCall`` (template, relative, host; every
     candidate path of a conditional URL)."""
+    if not any(type(p) is Alt for p in url):  # the usual case: one path
+        r = url_of(url, base_len)
+        if r.kind == "skip":
+            return None
+        external = r.external and not (r.host is not None and r.host.lower() in api_hosts)
+        return HttpCall(path, span, call_span, method, r.template, r.relative, r.host,
+                        f"external host {r.host}" if external else r.reason, via, r.base_unknown, channel, (),
+                        implicit, external)
     options = expand(url, base_len)
     if len(options) > MAX_CANDIDATES:
         return HttpCall(path, span, call_span, method, None,

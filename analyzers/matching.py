@@ -412,35 +412,67 @@ class Matcher:
         self._files: dict[str, Counter[str]] = {}  # channel -> file -> calls observed
         self._by_file: dict[str, list[tuple[str, tuple[Hyp, ...]]]] = {}
         self._frames: dict[str, tuple[Hyp, bool] | None] = {}
+        self._hyps: dict[tuple, tuple[Hyp, ...]] = {}  # per (template, relative, base unknown)
+        self._verdicts: dict[tuple, tuple] = {}  # per (hits, method): what the hits say
 
     def hypotheses(self, call: HttpCall) -> tuple[Hyp, ...]:
-        found: set[Hyp] = set()
-        for template, relative, _ in _branches(call):
+        unknown = call.base_unknown or call.implicit
+        if not call.candidates:
+            key = (call.template, call.relative, unknown)
+            found = self._hyps.get(key)
+            if found is None:
+                interp = self.table.interpret(call.template, call.relative, unknown) if call.template is not None else {}
+                found = self._hyps[key] = tuple(sorted(interp))
+            return found
+        hyps: set[Hyp] = set()
+        for template, relative, _ in call.candidates:
             if template is not None:
-                found.update(self.table.interpret(template, relative, call.base_unknown or call.implicit))
-        return tuple(sorted(found))
+                hyps.update(self.table.interpret(template, relative, unknown))
+        return tuple(sorted(hyps))
 
-    def observe(self, file: str, calls: Iterable[HttpCall]) -> set[str]:
-        before = {ch: self.frame(ch) for ch, _ in self._by_file.get(file, ())}
-        self._retract(file)
+    def observe(self, file: str, calls: Iterable[HttpCall], changes: bool = True) -> set[str]:
+        """Replace a file's evidence; returns the channels whose frame it changed (without
+        ``changes``, nothing: the caller judges every call anyway, as after a build)."""
         contrib = [(c.channel, self.hypotheses(c)) for c in calls]
+        old = self._by_file.get(file, [])
+        if old == contrib:
+            return set()  # the file's evidence did not change (most edits)
+        channels = {ch for ch, _ in old} | {ch for ch, _ in contrib}
+        before = {ch: self.frame(ch) for ch in channels} if changes else {}
+        self._retract(file)
+        per: dict[str, list] = {}  # channel -> [calls, calls with hits, {hyp: calls}]
         for ch, hyps in contrib:
-            before.setdefault(ch, self.frame(ch))
-            self._files.setdefault(ch, Counter())[file] += 1
+            agg = per.get(ch)
+            if agg is None:
+                agg = per[ch] = [0, 0, {}]
+            agg[0] += 1
             if hyps:
-                self._counts.setdefault(ch, Counter()).update(hyps)
-                self._matched[ch] += 1
+                agg[1] += 1
+                for h in hyps:
+                    agg[2][h] = agg[2].get(h, 0) + 1
+        for ch, (n, matched, hyps) in per.items():
+            files = self._files.get(ch)
+            if files is None:
+                files = self._files[ch] = Counter()
+            files[file] += n
+            if matched:
+                counts = self._counts.get(ch)
+                if counts is None:
+                    counts = self._counts[ch] = Counter()
+                for h, k in hyps.items():
+                    counts[h] += k
+                self._matched[ch] += matched
+        for ch in channels:
             self._frames.pop(ch, None)
         if contrib:
             self._by_file[file] = contrib
-        return {ch for ch, frame in before.items() if self.frame(ch) != frame}
+        return {ch for ch in channels if self.frame(ch) != before[ch]} if changes else set()
 
     def forget(self, file: str) -> set[str]:
-        before = {ch: self.frame(ch) for ch, _ in self._by_file.get(file, ())}
-        self._retract(file)
-        return {ch for ch, frame in before.items() if self.frame(ch) != frame}
+        return self.observe(file, ())
 
     def _retract(self, file: str) -> None:
+        """Take a file's evidence out (its channels' cached frames are the caller's to drop)."""
         for ch, hyps in self._by_file.pop(file, ()):
             files = self._files[ch]
             files[file] -= 1
@@ -453,7 +485,6 @@ class Matcher:
                     if counts[h] <= 0:
                         del counts[h]
                 self._matched[ch] -= 1
-            self._frames.pop(ch, None)
 
     def files_of(self, channel: str) -> set[str]:
         return set(self._files.get(channel, ()))
@@ -532,13 +563,18 @@ class Matcher:
         return CallStatus(call, "phantom", None, None, table, branch=branch, frame=prefix)
 
     def _verdict(self, call: HttpCall, label: str, hits: tuple[Hit, ...], branch: str | None) -> CallStatus:
-        strong = [h for h in hits if not h.weak]
-        weak = not strong
-        chosen = strong or list(hits)
-        exact = [h for h in chosen if h.exact]
-        pool = exact or chosen
-        eps = [h.ep for h in pool]
-        match = eps[0] if call.method == "UNKNOWN" else next((ep for ep in eps if ep.method == call.method), None)
+        key = (id(hits), call.method)  # hits are the table's own (memoized) tuples
+        got = self._verdicts.get(key)
+        if got is None or got[0] is not hits:
+            strong = [h for h in hits if not h.weak]
+            chosen = strong or list(hits)
+            exact = [h for h in chosen if h.exact]
+            eps = [h.ep for h in (exact or chosen)]
+            match = eps[0] if call.method == "UNKNOWN" else next((ep for ep in eps if ep.method == call.method), None)
+            got = self._verdicts[key] = (hits, match, not strong, bool(exact), eps)
+        _, match, weak, exact, eps = got
+        if match is not None and exact:  # the usual case
+            return CallStatus(call, "matched", match, None, weak=weak, branch=branch)
         if match is None:
             if self.table.unreadable:
                 names = ", ".join(self.table.unreadable)

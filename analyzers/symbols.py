@@ -54,7 +54,7 @@ class _Probe:
 
 class FileIndex:
     __slots__ = ("facts", "imports", "exports", "star_exports", "constants", "functions",
-                 "clients", "calls_by_scope", "locals", "classes", "classdefs", "api_hosts")
+                 "clients", "instances", "calls_by_scope", "locals", "classes", "classdefs", "api_hosts")
 
     def __init__(self, facts: FileFacts) -> None:
         self.facts = facts
@@ -64,6 +64,7 @@ class FileIndex:
         self.constants = dict(facts.constants)
         self.functions = {f.name: f for f in facts.functions}
         self.clients = {(c.name, c.scope): c for c in facts.clients}
+        self.instances = frozenset(c.name for c in facts.clients if c.kind == "factory")
         self.classes = {c.name: c.bases for c in facts.classes}
         self.classdefs = {c.name: c for c in facts.classes}
         by_scope: dict[str, list[CallSite]] = {}
@@ -347,6 +348,9 @@ class Symbols:
                          depth: int) -> tuple[str, FunctionDef] | None:
         """``receiver.method`` where the receiver is an instance of a workspace class
         (``new ApiClient()``, an injected ``private api: ApiService``)."""
+        head = receiver.partition(".")[0]
+        if receiver not in idx.instances and head not in idx.imports and head not in ("this", "self"):
+            return None  # `console.log`, `res.json`: no instance of a class can be named so here
         found = self._client(idx, receiver, scope, depth + 1)
         if found is None or found[1].kind != "factory" or not (found[1].factory or "").startswith("new "):
             return None
@@ -361,6 +365,7 @@ class Symbols:
         return self._method(kidx, hit[1], method, depth + 1) if kidx is not None else None
 
     def _client(self, idx: "FileIndex", name: str, scope: str | None, depth: int = 0) -> tuple[str, ClientDef] | None:
+        """The client binding ``name`` refers to in ``scope`` (here, a base class's, or imported)."""
         if depth > MAX_DEPTH:
             return None
         head, _, rest = name.partition(".")

@@ -784,9 +784,10 @@ class WorkspaceIndex:
             changed: set[str] = set()
         else:
             changed = set()
+            everything = len(paths) >= len(self.calls)  # a build, a contract change: all are judged
             for rel in paths:
                 calls = self.calls.get(rel)
-                changed |= self.matcher.observe(rel, calls) if calls else self.matcher.forget(rel)
+                changed |= self.matcher.observe(rel, calls or (), changes=not everything)
         for channel in changed:
             paths |= self.matcher.files_of(channel)
         for rel in paths:

@@ -107,6 +107,7 @@ CLIENT_TYPES = {"HttpClient": "angular", "AxiosInstance": "axios", "AxiosStatic"
                 "$Fetch": "ofetch"}
 # A binding to a call is recorded as a possible client when the callee or the name says so.
 _CLIENTISH = re.compile(r"client|api|http|service|sdk|request|fetcher|instance|transport|backend|rest", re.I)
+_CLIENTISH_B = re.compile(_CLIENTISH.pattern.encode(), re.I)
 _NOT_FACTORIES = frozenset({"fetch", "require", "axios", "axios.get", "axios.post", "fetchJson", "useState",
                             "useRef", "useContext", "ref", "reactive", "inject"})
 _BUILTIN_CLASSES = frozenset({"Date", "Map", "Set", "WeakMap", "WeakSet", "Error", "TypeError", "URL",
@@ -159,12 +160,28 @@ _STRINGISH = frozenset(
         "ternary_expression",
     }
 ) | _WRAPPERS
+# What a URL builder's return expression may be.
+_BUILDS = _STRINGISH | {"object"}
 # Branches of a conditional that send no request (SWR's `cond ? key : null`).
 _NO_REQUEST = frozenset({"null", "undefined", "false"})
 # Calls that only encode a dynamic value: a path parameter, not a URL builder.
 _ENCODERS = frozenset({"encodeURIComponent", "encodeURI", "String", "escape", "Number", "parseInt"})
 # String methods whose result keeps the receiver's path: `'/t/{id}'.replace('{id}', id)`.
 _KEEPS_PATH = frozenset({"replace", "replaceAll", "toString", "trim", "valueOf", "toLowerCase", "normalize"})
+# Calls whose result is never a URL built from their arguments (responses, collections,
+# numbers, serialisation, logging, React state): not followed as URL builders.
+_NOT_BUILDERS = frozenset({
+    "fetch", "json", "text", "blob", "then", "catch", "finally", "map", "filter", "reduce", "find", "some",
+    "every", "forEach", "push", "pop", "shift", "splice", "slice", "sort", "concat", "includes", "indexOf",
+    "keys", "values", "entries", "assign", "stringify", "parse", "log", "error", "warn", "info", "debug",
+    "useState", "useEffect", "useRef", "useContext", "useReducer", "useQuery", "useMutation", "useSelector",
+    "useDispatch", "dispatch", "setTimeout", "setInterval", "require", "toFixed", "floor", "ceil", "round",
+    "max", "min", "abs", "now", "random", "getTime", "toISOString", "split", "length", "from", "isArray",
+    "all", "race", "resolve", "reject", "freeze", "arrayBuffer", "formData", "post", "put", "patch", "delete",
+    "request", "head", "options",
+})
+_NOT_BUILDER_OWNERS = frozenset({"JSON", "Math", "Object", "Array", "Promise", "console", "Number", "Date",
+                                 "axios", "Reflect", "Symbol", "window", "document", "localStorage"})
 # React/Vue memo helpers: their value is what the callback returns.
 _MEMOS = frozenset({"useMemo", "React.useMemo", "computed", "useComputed"})
 MAX_ALTERNATIVES = 8
@@ -195,6 +212,7 @@ SCHEME_RE = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*://")
 # names of constants that hold a path or a URL (decided on the name alone, so that each
 # statement's facts stay independent of the others')
 _URLISH_NAME = re.compile(rb"^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*$|[Pp]ath|[Uu]rl|URL|[Uu]ri\b|[Rr]oute|[Ee]ndpoint")
+_IDENT_B = re.compile(rb"(?<![\w$'\"`])[A-Za-z_$][\w$]*(?![\w$]*['\"`])")
 _PLAIN_DOTTED = re.compile(rb"[A-Za-z_$#][\w$#]*(?:\.[A-Za-z_$#][\w$#]*)*\Z")
 _TYPE_ARGS = re.compile(r"<[^<>()]*>")
 _CALL_ARGS = re.compile(r"\([^()]*\)")
@@ -285,7 +303,6 @@ _KINDS = (
     "angular.name",
     "server.name",
     "enum.member",
-    "bind",
     "this.field",
     "field.name",
 )
@@ -475,6 +492,9 @@ class _Program:
         # names (bytes) an identifier argument must have to possibly evaluate to an Arg or an
         # inlined local: parameters of named functions and locals of any function
         self.maybe: set[bytes] = set()
+        # values of locals' initializers and of functions' returns, per (node, scope): a local
+        # used many times is evaluated once
+        self.values: dict[tuple, ArgVal | None] = {}
 
     # ------------------------------------------------------------------ helpers
 
@@ -561,6 +581,9 @@ class _Program:
         """Readable placeholder name of a computed template piece: its last identifier."""
         if n is None:
             return "param"
+        if n.type == "arguments":  # a call's arguments: the last name written in them
+            names = _IDENT_B.findall(self.src[n.start_byte : n.end_byte])
+            return names[-1].decode("utf-8", "replace") if names else "param"
         names = [self.text(x) for x in _descendant_idents(n)]
         return names[-1] if names else "param"
 
@@ -809,6 +832,8 @@ class _Program:
         callee = ".".join(segs)
         if callee in _ENCODERS:
             return (Param(name),)
+        if segs[-1] in _NOT_BUILDERS or (len(segs) > 1 and segs[0] in _NOT_BUILDER_OWNERS):
+            return (Unknown(f"computed by {callee}()"),)  # a response, a collection, a number...
         args = tuple([self.value(a, rec, scope, depth + 1) for a in args_node.named_children if a.type != "comment"])
         return (Call(callee, args, name),)
 
@@ -959,7 +984,7 @@ class _Program:
             items = [c for c in n.named_children if c.type != "comment"]
             return ObjVal(tuple([(str(i), self.value(c, rec, scope, depth + 1)) for i, c in enumerate(items[:8])]), sp)
         elif t in _FUNCTION_NODES:
-            return FnVal(self.returned(n, depth + 1), sp)
+            return FnVal(self.returned(n, depth + 1) if self.may_build(n, labels=True) else None, sp)
         elif t == "call_expression":
             fn = n.child_by_field_name("function")
             args = n.child_by_field_name("arguments")
@@ -987,7 +1012,14 @@ class _Program:
         node, _const, key = loc
         if depth > 12:
             return None
-        v = self.value(node, r, scope, depth)
+        memo = (node.id, r.id, scope.id if scope is not None else None)
+        if memo in self.values:
+            v = self.values[memo]
+        else:
+            self.values[memo] = None  # a local read while its own value is evaluated: not seen
+            v = self.values[memo] = self.value(node, r, scope, depth)
+        if v is None:
+            return None
         if key is None:
             return v
         if isinstance(key, tuple):  # the rest of a destructuring: what is left of the value
@@ -1003,12 +1035,64 @@ class _Program:
             return StrVal((Arg(a.index, f"{a.field}.{key}" if a.field else key),), v.span)
         return None
 
+    def may_build(self, fn: Node, labels: bool = False) -> bool:
+        """Whether a function may be a URL builder: it returns a string-like expression or an
+        object (not a call's result, JSX, a number...), seen from the node types and, unless
+        ``labels`` (a function value: an SWR key, an RTK query, which may return a relative
+        path), not a string with literal text but no slash (a label: `${name} (${n})`)."""
+        f = self.fn_by_id.get(fn.id)
+        body = fn.child_by_field_name("body")
+        if body is not None and body.type != "statement_block":
+            nodes = [body]
+        else:
+            nodes = f.returns if f is not None else []
+        src = self.src
+        for n in nodes:
+            n = _unwrap(n)
+            t = n.type
+            if t == "object":
+                raw = src[n.start_byte : n.end_byte]  # an options object: only with a URL in it
+                if b"url" in raw or b"path" in raw or b"Url" in raw:
+                    return True
+            elif not labels and (t == "string" or t == "template_string" or t == "binary_expression"):
+                # a URL has a slash, or is only names glued together (`urlBase + apiRoot + path`);
+                # `${user.name} (${count})` is a label
+                fragments = self.fragments(n, [], 0)
+                if any(b"/" in x for x in fragments) or not any(x.strip(b" ?&=#") for x in fragments):
+                    return True
+            elif t in _BUILDS:
+                return True
+        return False
+
+    def fragments(self, n: Node, out: list[bytes], depth: int) -> list[bytes]:
+        """The literal text of a string, a template (outside its substitutions), or the
+        strings of a `+` chain."""
+        t = n.type
+        src = self.src
+        if t == "string":
+            out.append(src[n.start_byte + 1 : n.end_byte - 1])
+        elif t == "template_string":
+            out.extend(src[c.start_byte : c.end_byte] for c in n.named_children if c.type == "string_fragment")
+        elif t == "binary_expression" and depth < 12:
+            for side in (n.child_by_field_name("left"), n.child_by_field_name("right")):
+                if side is not None:
+                    self.fragments(_unwrap(side), out, depth + 1)
+        return out
+
     def returned(self, fn: Node, depth: int) -> ArgVal | None:
         """What a function node returns, when that is one visible value (an arrow's
         expression body, a single ``return``, or several string-like returns as one ``Alt``)."""
         f = self.fn_by_id.get(fn.id)
         if f is None or depth > 12:
             return None
+        memo = ("returns", fn.id)
+        if memo in self.values:
+            return self.values[memo]
+        self.values[memo] = None  # a function returning its own result: not seen
+        got = self.values[memo] = self._returned(f, fn, depth)
+        return got
+
+    def _returned(self, f: _Fn, fn: Node, depth: int) -> ArgVal | None:
         scope = f if f.name is not None else f.named
         body = fn.child_by_field_name("body")
         if body is not None and body.type != "statement_block":
@@ -1081,7 +1165,7 @@ class _Program:
         top_vars: list[tuple[Node, Node, bool]] = []
         locals_: list[tuple[Node, Node, bool]] = []
         patterns: list[tuple[Node, Node, bool]] = []  # `const { a, b: c, ...rest } = value` in functions
-        bindings: list[dict] = []  # variables and `this` fields bound to a call or `new`
+        assigned_nodes: list[Node] = []  # `x = ...` after x's declaration
         this_fields: list[dict] = []  # `this.x = value` in methods
         class_fields: list[dict] = []  # class fields with a value
         returns: list[Node] = []
@@ -1159,6 +1243,7 @@ class _Program:
             elif k == "assigned":
                 name = text(c["assigned"][0])
                 assigned.add(name)
+                assigned_nodes.append(c["assigned"][0])
                 if log is not None:
                     log.append((at[0], "assigned", name))
             elif k == "function.default":
@@ -1181,8 +1266,6 @@ class _Program:
                     log.append((at[0], "server", (name, servers[name])))
             elif k == "enum.member":
                 enums.append(c)
-            elif k == "bind":
-                bindings.append(c)
             elif k == "this.field":
                 this_fields.append(c)
             elif k == "field.name":
@@ -1331,7 +1414,7 @@ class _Program:
                         maybe.add(bound.encode("utf-8"))
         for (name, nn, fn), plist in zip(names.values(), plists):
             self.find_typed(fn, name)
-            returned = self.returned(fn, 0) if fn.id in fn_by_id else None
+            returned = self.returned(fn, 0) if fn.id in fn_by_id and self.may_build(fn) else None
             functions.append(
                 FunctionDef(name, tuple([lbl for lbl, _ in plist]), span(fn), span(nn), _builder(returned))
             )
@@ -1377,10 +1460,15 @@ class _Program:
         # ---- classes: fields, `this` fields, typed and injected parameters, client bindings
         if class_fields or this_fields:
             self.on_class_fields(class_fields, this_fields)
-        if bindings:
-            self.on_binds(bindings)
+        # variables and `this` fields bound to a call or `new` (`const api = makeClient()`,
+        # `client = createApiClient({ baseUrl })`, `this.api = new ApiService()`)
+        bindings = [(nn, value) for nn, value, _ in top_vars] + [(nn, value) for nn, value, _ in locals_]
+        bindings += [(nn, nn.parent.child_by_field_name("right")) for nn in assigned_nodes if nn.parent is not None]
+        bindings += [(c["this.field"][0], c["this.value"][0]) for c in this_fields]
+        self.on_binds(bindings)
         if self.typed:
             self.on_typed()
+        self.returned_clients(names)
         if self.ctor_fields or self.super_args:
             out.classes[:] = [replace(c, fields=tuple(self.ctor_fields.get(c.name, ())),
                                       super_args=self.super_args.get(c.name, ())) for c in out.classes]
@@ -1604,9 +1692,43 @@ class _Program:
                 if r is not None and not any(type(p) in (Param, Arg, Unknown) for p in r):
                     out.constants.append((self.base + left.start_byte, f"{cls}.{segs[1]}", r))
 
-    def on_binds(self, binds: list[dict]) -> None:
-        for c in binds:
-            nn = c["bind.name"][0]
+    def returned_clients(self, names: dict) -> None:
+        """A client a named function returns (`return axios.create({...})`, `() => ky.create(...)`):
+        the linker follows calls of such a factory."""
+        src = self.src
+        for _name, _nn, fn in names.values():
+            f = self.fn_by_id.get(fn.id)
+            if f is None or f.name is None:
+                continue
+            body = fn.child_by_field_name("body")
+            nodes = [body] if body is not None and body.type != "statement_block" else f.returns
+            for n in nodes:
+                if n.type != "call_expression":
+                    continue
+                callee = n.child_by_field_name("function")
+                args = n.child_by_field_name("arguments")
+                if callee is None or args is None or callee.type != "member_expression":
+                    continue
+                prop = callee.child_by_field_name("property")
+                obj = callee.child_by_field_name("object")
+                if prop is not None and obj is not None and src[prop.start_byte : prop.end_byte] in (b"create", b"extend"):
+                    self.make_client(obj, args, "return", n, f.name, f)
+                    break
+
+    def on_binds(self, binds: list[tuple[Node, Node | None]]) -> None:
+        src = self.src
+        for nn, value in binds:
+            if value is not None and value.type == "await_expression":
+                value = value.named_child(0)
+            if value is None or value.type not in ("call_expression", "new_expression"):
+                continue
+            callee = value.child_by_field_name("function" if value.type == "call_expression" else "constructor")
+            if callee is None or callee.type not in ("identifier", "member_expression"):
+                continue
+            craw = src[callee.start_byte : callee.end_byte]
+            if not (_CLIENTISH_B.search(craw) or _CLIENTISH_B.search(src[nn.start_byte : nn.end_byte])
+                    or (craw[:1].isupper() and callee.parent is not None and callee.parent.type == "new_expression")):
+                continue  # most bindings to a call: not a client (decided as bind_client would)
             segs = self.dotted(nn)
             if not segs:
                 continue
@@ -1619,12 +1741,7 @@ class _Program:
                 f = self.locate(nn)
                 named = f.named if f is not None else None
                 scope = named.name if named is not None else None
-            call = nn.parent
-            value = call.child_by_field_name("value") or call.child_by_field_name("right") if call is not None else None
-            if value is not None and value.type == "await_expression":
-                value = value.named_child(0)
-            if value is not None:
-                self.bind_client(name, value, nn, scope)
+            self.bind_client(name, value, nn, scope)
 
     def bind_client(self, name: str, value: Node, nn: Node, scope: str | None) -> None:
         """A binding to a call or an instance that may be a client: the linker follows the
@@ -1666,16 +1783,12 @@ class _Program:
     def on_client(self, c: dict) -> None:
         node = c["client"][0]
         name_nodes = c.get("client.name")
-        f = self.locate(c["client.return"][0] if "client.return" in c else node)
+        f = self.locate(node)
         named = f.named if f is not None else None
         if name_nodes:
             nn = name_nodes[0]
             nsegs = self.dotted(nn)
             name = ".".join(nsegs) if nsegs else self.text(nn)
-        elif "client.return" in c:  # a factory function's result
-            if named is None:
-                return
-            nn, name = c["client.return"][0], "return"
         else:
             nn = node
             name = "default"

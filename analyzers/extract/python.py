@@ -316,6 +316,9 @@ class _Extractor:
         """Parameters annotated with a client class: ``client: httpx.Client | None = None``."""
         out: dict[str, str] = {}
         t = self.t
+        raw = t(params_node)
+        if "Client" not in raw and "Session" not in raw:  # the client classes' names
+            return out
         for c in params_node.named_children:
             if c.type not in ("typed_parameter", "typed_default_parameter"):
                 continue

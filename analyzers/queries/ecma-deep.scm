@@ -14,18 +14,14 @@
 ;   local.name         declared identifier (any nesting level)
 ;   local.value        its initializer
 ;   local.pattern      an object pattern declared with an initializer (`const { a, b: c, ...r } = v`)
-;   return.value       the expression of a `return` statement
+;   return.value       the expression of a `return` statement, when it may be a URL, an object
+;                      (a URL builder, a memoized options object, an SWR key function) or a
+;                      call (a factory returning `axios.create(...)`)
 ;   assigned           identifier assigned after its declaration (x = ..., x += ...)
 ;   client             a client creation (its span)
 ;   client.name        the binding (identifier, or `this.x` member expression)
 ;   client.library     receiver of .create()/.extend() (axios, ky, ofetch, $fetch, an alias)
 ;   client.arguments   the arguments of .create()/.extend()
-;   client.return      a client a function returns (`return axios.create({...})`)
-;   bind               a variable or `this` field bound to a call or `new` (`const api = makeClient()`,
-;                      `client = createApiClient({ baseUrl })`, `this.api = new ApiService()`)
-;   bind.name          the binding
-;   bind.callee        the function called, or the class instantiated
-;   bind.arguments     its arguments
 ;   this.field         `this.x` assigned in a method (`this.baseUrl = environment.apiUrl`)
 ;   this.value         the value assigned
 
@@ -67,7 +63,9 @@
 (variable_declaration
   (variable_declarator name: (object_pattern) @local.pattern value: (_) @local.value))
 
-(return_statement (_) @return.value)
+(return_statement
+  [(string) (template_string) (binary_expression) (identifier) (member_expression)
+   (ternary_expression) (object) (parenthesized_expression) (call_expression)] @return.value)
 
 (assignment_expression left: (identifier) @assigned)
 (augmented_assignment_expression left: (identifier) @assigned)
@@ -97,37 +95,6 @@
       property: (property_identifier) @_factory)
     arguments: (arguments) @client.arguments)
   (#any-of? @_factory "create" "extend")) @client
-
-(return_statement
-  (call_expression
-    function: (member_expression
-      object: (_) @client.library
-      property: (property_identifier) @_factory)
-    arguments: (arguments) @client.arguments) @client.return
-  (#any-of? @_factory "create" "extend")) @client
-
-(arrow_function
-  body: (call_expression
-    function: (member_expression
-      object: (_) @client.library
-      property: (property_identifier) @_factory)
-    arguments: (arguments) @client.arguments) @client.return
-  (#any-of? @_factory "create" "extend")) @client
-
-(variable_declarator
-  name: (identifier) @bind.name
-  value: [
-    (call_expression function: [(identifier) (member_expression)] @bind.callee arguments: (arguments) @bind.arguments)
-    (new_expression constructor: [(identifier) (member_expression)] @bind.callee arguments: (arguments)? @bind.arguments)
-    (await_expression (call_expression function: [(identifier) (member_expression)] @bind.callee arguments: (arguments) @bind.arguments))
-  ]) @bind
-
-(assignment_expression
-  left: [(identifier) (member_expression object: (this))] @bind.name
-  right: [
-    (call_expression function: [(identifier) (member_expression)] @bind.callee arguments: (arguments) @bind.arguments)
-    (new_expression constructor: [(identifier) (member_expression)] @bind.callee arguments: (arguments)? @bind.arguments)
-  ]) @bind
 
 (assignment_expression
   left: (member_expression object: (this)) @this.field
