@@ -28,7 +28,7 @@ import time
 from multiprocessing import util
 
 from specward.analyzers import serial
-from specward.analyzers.extract import extract, warm_up
+from specward.analyzers.extract import extract, parse_source, warm_up
 from specward.analyzers.http import HttpCall, Linker
 from specward.analyzers.languages import language_of
 from specward.analyzers.model import FileFacts, Finding, Route, Span
@@ -39,10 +39,10 @@ from .reading import read_file
 log = logging.getLogger(__name__)
 
 
-def extract_safely(rel: str, text: str) -> FileFacts:
+def extract_safely(rel: str, text: str, tree=None) -> FileFacts:
     """Extraction never takes the index down: an exception becomes a finding on the file."""
     try:
-        return extract(rel, text)
+        return extract(rel, text, tree)
     except RecursionError:
         return failed(rel, "the file is nested too deeply to analyze")
     except Exception as exc:  # noqa: BLE001 - reported to the user, not swallowed
@@ -78,7 +78,14 @@ def extract_batch(items: list[tuple[str, str]]) -> list[tuple[str, bytes]]:
     """Parser-process entry point. Returns each file's facts encoded once: the bytes go to
     the cache as they are, and the main process decodes them for linking."""
     with _collector_off():
-        return [(rel, serial.dumps(extract_safely(rel, text))) for rel, text in items]
+        trees = parsed(items)
+        return [(rel, serial.dumps(extract_safely(rel, text, tree))) for (rel, text), tree in zip(items, trees)]
+
+
+def parsed(items: list[tuple[str, str]]) -> list:
+    """The trees of a batch's files, all parsed before any is extracted (see
+    ``parse_source``): None for a file extraction parses itself."""
+    return [parse_source(rel, text) for rel, text in items]
 
 
 class _collector_off:
@@ -174,12 +181,15 @@ def link_batch(items: list[tuple[str, str, str]]) -> list[LinkResult]:
     process) -> ``(rel, calls, deps, problems, routes)`` per file."""
     st = _linking
     assert st is not None, "link_batch needs start_linking as the process initializer"
+    todo = []
     for rel, digest, text in items:
         had = st.facts.get(rel)
         if had is None or had[0] != digest:
             if had is not None:  # read here earlier with other content: links may be stale
                 st.linker = Linker(st.lookup, st.config)
-            st.facts[rel] = (digest, extract_safely(rel, text))
+            todo.append((rel, digest, text))
+    for (rel, digest, text), tree in zip(todo, parsed([(rel, text) for rel, _, text in todo])):
+        st.facts[rel] = (digest, extract_safely(rel, text, tree))
     out: list[LinkResult] = []
     for rel, _, _ in items:
         facts = st.facts[rel][1]

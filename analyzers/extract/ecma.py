@@ -426,10 +426,11 @@ class EcmaCollector:
 
     # ------------------------------------------------------------------ one program
 
-    def add(self, src: bytes, grammar: str, base: int = 0, key: str | None = None) -> None:
-        """Parse ``src`` with ``grammar`` and collect its facts, spans shifted by ``base``.
-        ``key`` (the path) lets the parser re-parse incrementally from the last tree."""
-        _Program(self, src, grammar, base, key).run()
+    def add(self, src: bytes, grammar: str, base: int = 0, key: str | None = None, tree=None) -> None:
+        """Parse ``src`` with ``grammar`` (unless ``tree`` is its tree) and collect its
+        facts, spans shifted by ``base``. ``key`` (the path) lets the parser re-parse
+        incrementally from the last tree."""
+        _Program(self, src, grammar, base, key, tree).run()
 
 
 class _Recorded(dict):
@@ -2052,12 +2053,13 @@ def _descendant_idents(n: Node) -> list[Node]:
     return found
 
 
-def extract_ecma(path: str, text: str, grammar: str) -> FileFacts:
+def extract_ecma(path: str, text: str, grammar: str, tree=None) -> FileFacts:
     """Facts of a JavaScript / TypeScript / TSX file (``grammar`` is ``javascript``,
-    ``typescript`` or ``tsx``). Never raises; on an internal error returns what it has."""
+    ``typescript`` or ``tsx``; ``tree``: the text's tree when parsed already). Never
+    raises; on an internal error returns what it has."""
     out = EcmaCollector()
     try:
-        out.add(text.encode("utf-8"), grammar, 0, key=path)
+        out.add(text.encode("utf-8"), grammar, 0, key=path, tree=tree)
     except Exception:  # noqa: BLE001 - extraction must never take the server down
         pass
     try:

@@ -263,10 +263,10 @@ def _grammar() -> _Grammar:
 
 
 class _Extractor:
-    def __init__(self, path: str, text: str) -> None:
+    def __init__(self, path: str, text: str, tree=None) -> None:
         self.path = path
         self.src = src = text.encode("utf-8", "surrogatepass")
-        self.tree = parse("python", src, path)
+        self.tree = tree if tree is not None else parse("python", src, path)
         self.g = _grammar()
         if len(src) == len(text):  # ASCII: byte offsets are str offsets
             self.t = lambda n, s=text: s[n.start_byte:n.end_byte]
@@ -1104,9 +1104,10 @@ def _join(prefix: str, path: str) -> str:
     return prefix + path
 
 
-def extract_python(path: str, text: str) -> FileFacts:
-    """The facts of one Python file. Tolerates syntax errors: what parses is extracted."""
-    ex = _Extractor(path, text)
+def extract_python(path: str, text: str, tree=None) -> FileFacts:
+    """The facts of one Python file (``tree``: its tree when parsed already). Tolerates
+    syntax errors: what parses is extracted."""
+    ex = _Extractor(path, text, tree)
     try:
         return ex.run()
     finally:

@@ -336,15 +336,20 @@ def test_warm_start_reuses_matches_only_against_the_same_contracts(ws: Path):
 
 # A parser process that dies on one file (a native crash in a grammar, say): the file is
 # made to abort its process by a sitecustomize module every spawned process imports.
+# (a batch's files are parsed before any is extracted: both steps abort on the file)
 CRASHING = """
 import os
 import specward.server.parsing as parsing
-_extract = parsing.extract_safely
-def extract_safely(rel, text):
+_extract, _parse = parsing.extract_safely, parsing.parse_source
+def extract_safely(rel, text, tree=None):
     if rel.endswith("crash.ts"):
         os.abort()
-    return _extract(rel, text)
-parsing.extract_safely = extract_safely
+    return _extract(rel, text, tree)
+def parse_source(rel, text):
+    if rel.endswith("crash.ts"):
+        os.abort()
+    return _parse(rel, text)
+parsing.extract_safely, parsing.parse_source = extract_safely, parse_source
 """
 
 
