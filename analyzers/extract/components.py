@@ -60,18 +60,16 @@ def script_blocks(src: bytes) -> list[tuple[int, bytes, str]]:
 
 def extract_component(path: str, text: str, kind: str) -> FileFacts:
     """Facts of a ``.vue`` / ``.svelte`` file (``kind`` is ``vue`` or ``svelte``): the union
-    of its script blocks' facts, spans indexing the whole file. Never raises."""
+    of its script blocks' facts, spans indexing the whole file. An internal error in a
+    block keeps the other blocks and gives a ``file-skipped`` finding."""
     out = EcmaCollector()
     try:
         src = text.encode("utf-8")
         for offset, body, grammar in script_blocks(src):
             try:
                 out.add(body, grammar, offset)
-            except Exception:  # noqa: BLE001 - keep the other blocks
-                pass
-    except Exception:  # noqa: BLE001
-        pass
-    try:
-        return out.facts(path, kind)
-    except Exception:  # noqa: BLE001
-        return FileFacts(path=path, language=kind)
+            except Exception as exc:  # noqa: BLE001 - keep the other blocks
+                out.failed(exc)
+    except Exception as exc:  # noqa: BLE001
+        out.failed(exc)
+    return out.facts(path, kind)

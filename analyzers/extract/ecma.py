@@ -60,6 +60,7 @@ from ..model import (
     Env,
     Export,
     FileFacts,
+    Finding,
     FnVal,
     FunctionDef,
     Import,
@@ -403,6 +404,15 @@ class EcmaCollector:
         self.calls: list[CallSite] = []
         self.routes: list[Route] = []
         self.classes: list[ClassDef] = []
+        self.failures: list[str] = []  # internal errors: what was collected before is kept
+
+    def failed(self, exc: BaseException) -> None:
+        """An internal error while collecting: the file gets a finding that says so."""
+        if isinstance(exc, RecursionError):
+            self.failures.append("the file is nested too deeply to analyze whole: some of its calls may be missing")
+        else:
+            self.failures.append("internal error while analyzing the file, some of its calls may be missing: "
+                                 f"{type(exc).__name__}: {exc}")
 
     # ------------------------------------------------------------------ result
 
@@ -422,6 +432,7 @@ class EcmaCollector:
             calls=by_span(self.calls),
             routes=by_span(self.routes),
             classes=by_span(self.classes),
+            problems=tuple(Finding("file-skipped", "information", m, path, Span(0, 0)) for m in self.failures),
         )
 
     # ------------------------------------------------------------------ one program
@@ -2055,14 +2066,11 @@ def _descendant_idents(n: Node) -> list[Node]:
 
 def extract_ecma(path: str, text: str, grammar: str, tree=None) -> FileFacts:
     """Facts of a JavaScript / TypeScript / TSX file (``grammar`` is ``javascript``,
-    ``typescript`` or ``tsx``; ``tree``: the text's tree when parsed already). Never
-    raises; on an internal error returns what it has."""
+    ``typescript`` or ``tsx``; ``tree``: the text's tree when parsed already). On an
+    internal error, returns what it has and a ``file-skipped`` finding saying so."""
     out = EcmaCollector()
     try:
         out.add(text.encode("utf-8"), grammar, 0, key=path, tree=tree)
-    except Exception:  # noqa: BLE001 - extraction must never take the server down
-        pass
-    try:
-        return out.facts(path, grammar)
-    except Exception:  # noqa: BLE001
-        return FileFacts(path=path, language=grammar)
+    except Exception as exc:  # noqa: BLE001 - extraction must never take the server down
+        out.failed(exc)
+    return out.facts(path, grammar)
