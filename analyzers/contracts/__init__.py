@@ -17,6 +17,12 @@ models are still read from the part of the document tree-sitter could recover (s
 contract being edited does not make every call a phantom). YAML errors stop reading.
 ``Endpoint.details`` values are frozen (dicts become tuples of pairs, lists tuples) so
 facts stay hashable.
+
+Hostile input (``tests/reliability/test_hostile_contracts.py``): nesting deeper than
+``positions.MAX_DEPTH`` and YAML alias bombs are syntax errors; ``$ref`` chains and loops
+of any length cost linear time; a ``$ref`` to another file or a URL is never followed
+(the core reads nothing) and is reported as a warning; a path item declared elsewhere
+makes the contract judge no call (``readable=False``), as does an empty file.
 """
 
 from __future__ import annotations
@@ -51,12 +57,25 @@ def _is_json(path: str, text: str) -> bool:
     return text.lstrip("\ufeff \t\r\n")[:1] in ("{", "[")
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 def _parse(path: str, text: str, fmt: str) -> ContractFacts:
     sink = Sink(path)
     data = text.encode("utf-8", "surrogatepass")
     if not text.strip("\ufeff \t\r\n"):
+        # nothing declared yet (a contract being written): it judges no call
         sink.add("the contract file is empty", Span(0, 0))
-        return ContractFacts(path, fmt, findings=sink.sorted())  # type: ignore[arg-type]
+        return ContractFacts(path, fmt, findings=sink.sorted(), readable=False)  # type: ignore[arg-type]
+    if not text.isascii() and _SURROGATE.search(text):
+        # text that is not Unicode (an editor buffer can carry lone surrogates; files are
+        # decoded strictly): each becomes U+FFFD, three UTF-8 bytes like its surrogatepass
+        # encoding, so every offset of ``data`` still holds
+        bad = _SURROGATE.search(text)
+        at = len(text[: bad.start()].encode("utf-8", "surrogatepass"))  # type: ignore[union-attr]
+        sink.add(f"the contract text is not valid Unicode: a lone surrogate (U+{ord(bad.group()):04X}) "  # type: ignore[union-attr]
+                 "here, read as U+FFFD", Span(at, at + 3))
+        text = _SURROGATE.sub("\ufffd", text)
 
     parsed: Parsed = parse_json(text) if _is_json(path, text) else parse_yaml(text)
     root = parsed.root
@@ -98,7 +117,8 @@ def _parse(path: str, text: str, fmt: str) -> ContractFacts:
     if parsed.problems:  # the tree was recovered from broken JSON: only syntax errors are reliable
         sink = _only(sink, parsed)
     # a recovered tree may lack any part of the document: it matches calls, judges none
-    return ContractFacts(path, fmt, endpoints, models, sink.sorted(), readable=not parsed.problems,  # type: ignore[arg-type]
+    readable = not parsed.problems and not sink.incomplete
+    return ContractFacts(path, fmt, endpoints, models, sink.sorted(), readable=readable,  # type: ignore[arg-type]
                          hosts=_hosts(root) if isinstance(root, MapNode) else ())
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass, field
 from typing import Iterable, Sequence
@@ -62,13 +63,17 @@ class Sink:
     path: str
     findings: list[Finding] = field(default_factory=list)
     _seen: set = field(default_factory=set)
+    # set when part of what the contract declares lies elsewhere (a path item in another
+    # file): the contract then judges no call, like one that cannot be read
+    incomplete: bool = False
 
-    def add(self, message: str, span: Span, data: tuple[tuple[str, object], ...] = ()) -> None:
+    def add(self, message: str, span: Span, data: tuple[tuple[str, object], ...] = (), *,
+            severity: str = "error") -> None:
         key = (message, span)
         if key in self._seen:
             return
         self._seen.add(key)
-        self.findings.append(Finding(CODE, "error", message, self.path, span, data))
+        self.findings.append(Finding(CODE, severity, message, self.path, span, data))  # type: ignore[arg-type]
 
     def sorted(self) -> tuple[Finding, ...]:
         return tuple(sorted(self.findings, key=lambda f: (f.span.start, f.span.end, f.message)))
@@ -147,13 +152,16 @@ def check_routes(routes: Sequence[RouteDecl], sink: Sink, data: bytes, *, exact:
     ``exact`` also reports routes that are written identically (SpecDSL; in OpenAPI the
     same path key twice is a duplicate key, reported by the parser)."""
     first: dict[tuple[str, str], RouteDecl] = {}
+    newlines: list[int] | None = None  # built on the first duplicate (many of them stay linear)
     for r in routes:
         k = (r.method, path_shape(r.raw))
         other = first.get(k)
         if other is None:
             first[k] = r
             continue
-        where = f"line {line_of(data, other.span.start)}"
+        if newlines is None:
+            newlines = [m.start() for m in re.finditer(b"\n", data)]
+        where = f"line {bisect.bisect_left(newlines, other.span.start) + 1}"
         related = (("related", ((sink.path, other.span.start, other.span.end),)),)
         if normalize_path(other.raw) == normalize_path(r.raw):
             if other.raw == r.raw:

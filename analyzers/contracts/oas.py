@@ -78,16 +78,36 @@ def validate_skeleton(
 # --------------------------------------------------------------------------- $ref
 
 
+def _short(text: str, limit: int = 120) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
 class Resolver:
     """Local ``$ref``s of one document. ``opaque`` keys hold free-form values (examples)
-    whose ``$ref`` keys are data, not references; ``x-`` extensions are opaque too."""
+    whose ``$ref`` keys are data, not references; ``x-`` extensions are opaque too.
+
+    Every chain of references is followed once, whatever its length, and remembered: a
+    document of thousands of chained or looping ``$ref``s costs linear time, and nothing
+    recurses. A ``$ref`` to another file or a URL is never followed (the core reads
+    nothing): ``check_all`` notes it and ``report_external`` reports it."""
 
     def __init__(self, root: Node, opaque: frozenset[str] = frozenset({"example"})) -> None:
         self.root = root
         self.opaque = opaque
+        self._pointers: dict[str, tuple[Node | None, str]] = {}
+        self._ends: dict[str, tuple[Node | None, str]] = {}
+        self._frozen: dict[int, object] = {}
+        self.external: dict[Span, str] = {}  # span of an external ``$ref`` value -> the ref
+        self._compositions: list[MapNode] = []  # schemas with an ``allOf``
 
     def pointer(self, ref: str) -> tuple[Node | None, str]:
         """Follow a local ref one step: (target, "") or (None, why)."""
+        got = self._pointers.get(ref)
+        if got is None:
+            got = self._pointers[ref] = self._pointer(ref)
+        return got
+
+    def _pointer(self, ref: str) -> tuple[Node | None, str]:
         frag = unquote(ref[1:])
         if frag == "":
             return self.root, ""
@@ -102,20 +122,65 @@ class Resolver:
             elif isinstance(node, SeqNode) and token.isascii() and token.isdigit() and int(token) < len(node.items):
                 node = node.items[int(token)]
             else:
-                return None, f"no `{token}` in `{walked}`"
+                return None, f"no `{_short(token)}` in `{_short(walked)}`"
             walked += "/" + raw
         return node, ""
 
+    def end(self, ref: str) -> tuple[Node | None, str]:
+        """Where the chain of references starting at local ``ref`` ends: (node, "") or
+        (None, why): "loop", "dangling", "external", "anchor", "invalid"."""
+        got = self._ends.get(ref)
+        if got is not None:
+            return got
+        chain: list[str] = []
+        on_chain: set[str] = set()
+        current = ref
+        while True:
+            got = self._ends.get(current)
+            if got is not None:
+                break
+            if current in on_chain:
+                got = (None, "loop")
+                break
+            on_chain.add(current)
+            chain.append(current)
+            target, why = self.pointer(current)
+            if target is None:
+                got = (None, "dangling" if why else "anchor")
+                break
+            if not (isinstance(target, MapNode) and "$ref" in target):
+                got = (target, "")
+                break
+            nxt = scalar_str(target.get("$ref"))
+            if nxt is None:
+                got = (None, "invalid")
+                break
+            if not nxt.startswith("#"):
+                got = (None, "external")
+                break
+            current = nxt
+        for r in chain:
+            self._ends[r] = got
+        return got
+
     def deref(self, node: Node | None) -> Node | None:
         """The node a ``$ref`` chain ends at; None for broken, external or looping refs."""
-        seen: set[str] = set()
-        while isinstance(node, MapNode) and "$ref" in node:
+        if isinstance(node, MapNode) and "$ref" in node:
             ref = scalar_str(node.get("$ref"))
-            if ref is None or not ref.startswith("#") or ref in seen or len(seen) > 50:
+            if ref is None or not ref.startswith("#"):
                 return None
-            seen.add(ref)
-            node, _ = self.pointer(ref)
+            return self.end(ref)[0]
         return node
+
+    def frozen(self, node: Node | None) -> object:
+        """``freeze(to_plain(node))``, computed once per node (a document-wide value such
+        as the root ``security`` goes into every operation's details)."""
+        if node is None:
+            return None
+        got = self._frozen.get(id(node))
+        if got is None:
+            got = self._frozen[id(node)] = freeze(to_plain(node))
+        return got
 
     def check_all(self, sink: Sink) -> None:
         stack: list[Node] = [self.root]
@@ -138,26 +203,63 @@ class Resolver:
             if ref is not None and ref.startswith("#"):
                 target, why = self.pointer(ref)
                 if target is None and why:
-                    sink.add(f"unresolvable $ref `{ref}`: {why}", ref_node.span)  # type: ignore[union-attr]
-                elif self._loops(ref):
-                    sink.add(f"circular $ref `{ref}`: the chain of references never reaches a value", ref_node.span)  # type: ignore[union-attr]
+                    sink.add(f"unresolvable $ref `{_short(ref)}`: {why}", ref_node.span)  # type: ignore[union-attr]
+                elif self.end(ref)[1] == "loop":
+                    sink.add(f"circular $ref `{_short(ref)}`: the chain of references never reaches a value", ref_node.span)  # type: ignore[union-attr]
+            elif ref is not None:
+                self.external[ref_node.span] = ref  # type: ignore[union-attr]
+            if isinstance(node.get("allOf"), SeqNode):
+                self._compositions.append(node)
             for key, _, value in node.items():
                 if key in self.opaque or key.startswith("x-"):
                     continue
                 stack.append(value)
+        self._check_compositions(sink)
 
-    def _loops(self, ref: str) -> bool:
-        seen: set[str] = set()
-        while ref not in seen:
-            seen.add(ref)
-            target, _ = self.pointer(ref)
-            if not (isinstance(target, MapNode) and "$ref" in target):
-                return False
-            nxt = scalar_str(target.get("$ref"))
-            if nxt is None or not nxt.startswith("#"):
-                return False
-            ref = nxt
-        return True
+    def _check_compositions(self, sink: Sink) -> None:
+        """A schema that includes itself through ``allOf`` (directly or through other
+        schemas) has properties that never end: reported on the ``$ref`` that closes the
+        loop. (A schema whose property or ``items`` refers back to it is a legal recursive
+        type, not reported.)"""
+        done: set[int] = set()
+        for start in sorted(self._compositions, key=lambda n: n.span.start):
+            if id(start) in done:
+                continue
+            on_path: set[int] = set()
+            stack: list[tuple[MapNode, int]] = [(start, 0)]  # (schema, next allOf part)
+            on_path.add(id(start))
+            while stack:
+                schema, i = stack[-1]
+                parts = schema.get("allOf")
+                items = parts.items if isinstance(parts, SeqNode) else []
+                if i >= len(items):
+                    stack.pop()
+                    on_path.discard(id(schema))
+                    done.add(id(schema))
+                    continue
+                stack[-1] = (schema, i + 1)
+                part = items[i]
+                target = self.deref(part)
+                if not isinstance(target, MapNode) or id(target) in done:
+                    continue
+                if id(target) in on_path:
+                    ref_node = part.get("$ref") if isinstance(part, MapNode) else None
+                    at = ref_node.span if ref_node is not None else part.span
+                    ref = scalar_str(ref_node)
+                    what = f"`{_short(ref)}`" if ref else "this part"
+                    sink.add(f"circular allOf: through {what} the schema includes itself, so its properties never end", at)
+                    continue
+                if isinstance(target.get("allOf"), SeqNode):
+                    on_path.add(id(target))
+                    stack.append((target, 0))
+                else:
+                    done.add(id(target))
+
+    def report_external(self, sink: Sink) -> None:
+        """Every ``$ref`` to another file or a URL (a warning: never followed, never read)."""
+        for span, ref in self.external.items():
+            sink.add(f"external $ref `{_short(ref)}` is not followed: specward reads no other file or URL, "
+                     "so what it refers to is unknown here", span, severity="warning")
 
     # ----------------------------------------------------------------- schema summaries
 
@@ -269,6 +371,8 @@ def walk_paths(
         if not isinstance(item, MapNode):
             if not (isinstance(item_node, MapNode) and "$ref" in item_node):
                 sink.add(f"path `{key}`: the path item must be an object, got {kind(item_node)}", item_node.span)
+            else:
+                _elsewhere(key, item_node, res, sink)
             continue
         # A path item reached through ``$ref`` is checked once (where it is written);
         # its endpoints sit on the path key that refers to it.
@@ -301,6 +405,24 @@ def walk_paths(
             routes.append(RouteDecl(ep.method, key, span))
     check_routes(routes, sink, data, exact=False)
     return endpoints
+
+
+def _elsewhere(key: str, item_node: MapNode, res: Resolver, sink: Sink) -> None:
+    """A path item whose ``$ref`` leads to another file or a URL: what the path declares
+    is unknown here, so the contract judges no call (never guessed: a call to that path
+    must not become a phantom)."""
+    ref_node = item_node.get("$ref")
+    ref = scalar_str(ref_node)
+    if ref is None:
+        return
+    why = "external" if not ref.startswith("#") else res.end(ref)[1]
+    if why != "external" or ref_node is None:
+        return
+    res.external.pop(ref_node.span, None)  # reported here, in these words
+    sink.incomplete = True
+    sink.add(f"path `{key}` is declared in another file or at a URL (`$ref: {_short(ref)}`), which specward "
+             "never reads: its operations are unknown, so no call is judged phantom against this contract",
+             ref_node.span, severity="warning")
 
 
 def not_an_operation(file: str, raw_path: str, method: str, span: Span, op: Node, base_path: str, sink: Sink) -> Endpoint:
@@ -372,12 +494,12 @@ def responses_detail(
     return tuple(out)
 
 
-def closing_details(op: MapNode, root: MapNode) -> list[tuple[str, object]]:
+def closing_details(op: MapNode, root: MapNode, res: Resolver) -> list[tuple[str, object]]:
     """``security`` (the operation's, else the document's), ``tags``, ``deprecated``."""
     details: list[tuple[str, object]] = []
     security = op.get("security") or root.get("security")
     if security is not None:
-        details.append(("security", freeze(to_plain(security))))
+        details.append(("security", res.frozen(security)))
     tags = op.get("tags")
     if isinstance(tags, SeqNode):
         details.append(("tags", tuple(t.value for t in tags.items if isinstance(t, ScalarNode))))

@@ -6,7 +6,9 @@ Decisions where the brief was silent:
   checked everywhere in the document (except inside ``example`` values and ``x-``
   extensions): one that points nowhere is reported on the ``$ref`` value, and so is a
   chain of ``$ref``s that loops back on itself. A recursive *schema* (a schema whose
-  property refers back to it) is legal and is not reported. External refs are ignored.
+  property refers back to it) is legal and is not reported; one that includes itself
+  through ``allOf`` is. External refs are never followed: each is a warning, and a path
+  item declared elsewhere makes the contract judge no call.
 * The base path comes from the most specific ``servers`` list (operation, then path
   item, then the document), first entry; server variables with a ``default`` are
   substituted, others are left as ``{name}``.
@@ -88,7 +90,18 @@ def _validate_top(root: MapNode, sink: Sink) -> None:
 # --------------------------------------------------------------------------- reading
 
 
-def _base_path(servers: Node | None) -> str:
+def _base_path(servers: Node | None, bases: dict[int, str] | None = None) -> str:
+    """The base path of a ``servers`` list; ``bases`` remembers it per list while one
+    document is read (the document's own list serves every operation)."""
+    if bases is None or servers is None:
+        return _compute_base_path(servers)
+    got = bases.get(id(servers))
+    if got is None:
+        got = bases[id(servers)] = _compute_base_path(servers)
+    return got
+
+
+def _compute_base_path(servers: Node | None) -> str:
     if not isinstance(servers, SeqNode) or not servers.items:
         return ""
     first = servers.items[0]
@@ -147,10 +160,13 @@ def parse(path: str, root: MapNode, data: bytes, sink: Sink) -> tuple[tuple[Endp
     if paths is None and version == "3.0":
         sink.add("missing required key `paths` (required in OpenAPI 3.0)", root.open_span)
 
+    bases: dict[int, str] = {}  # base path per ``servers`` list (nodes live as long as ``root``)
+
     def build(raw_path: str, method: str, span: Span, op: Node, item: MapNode, out: Sink) -> Endpoint:
-        return _endpoint(path, raw_path, method, span, op, item, root, res, out, version)
+        return _endpoint(path, raw_path, method, span, op, item, root, res, out, version, bases)
 
     endpoints = walk_paths(paths, res, sink, data, build, methods=METHODS, item_keys=PATH_ITEM_KEYS)
+    res.report_external(sink)
     components = root.get("components")
     return tuple(endpoints), models_of(path, components.get("schemas") if isinstance(components, MapNode) else None, res)
 
@@ -166,10 +182,11 @@ def _endpoint(
     res: Resolver,
     sink: Sink,
     version: str | None,
+    bases: dict[int, str] | None = None,
 ) -> Endpoint:
     where = f"{method.lower()} {raw_path}"
     if not isinstance(op, MapNode):
-        return not_an_operation(file, raw_path, method, span, op, _base_path(item.get("servers") or root.get("servers")), sink)
+        return not_an_operation(file, raw_path, method, span, op, _base_path(item.get("servers") or root.get("servers"), bases), sink)
     servers = op.get("servers") or item.get("servers") or root.get("servers")
     details: list[tuple[str, object]] = []
     description = scalar_str(op.get("description"))
@@ -212,7 +229,7 @@ def _endpoint(
     )
     if responses is not None:
         details.append(("responses", responses))
-    details += closing_details(op, root)
+    details += closing_details(op, root, res)
 
     summary = scalar_str(op.get("summary")) or scalar_str(item.get("summary"))
     return Endpoint(
@@ -220,7 +237,7 @@ def _endpoint(
         path=normalize_path(raw_path),
         file=file,
         span=span,
-        base_path=_base_path(servers),
+        base_path=_base_path(servers, bases),
         id=scalar_str(op.get("operationId")),
         summary=summary,
         details=tuple(details),

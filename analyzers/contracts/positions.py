@@ -12,6 +12,15 @@ marks, converted to byte offsets); a YAML error means no tree.
 
 Both parsers report, besides syntax errors, duplicate keys in a mapping (the later key
 is flagged; like ``JSON.parse`` and PyYAML, the later value wins).
+
+Hostile input stays bounded: YAML is only *composed* (never constructed: no tag such as
+``!!python/object`` can build anything; plain scalars are constructed by the safe loader,
+and only the int/float/bool/null ones), a document nested more than ``MAX_DEPTH`` levels
+is an error at the first value too deep (no recursion gets near Python's limit), and a
+YAML document whose aliases would expand it by more than ``MAX_EXPANSION`` values (a
+"billion laughs" bomb) is an error at the anchored value that explodes: the tree keeps
+aliases shared, and every reader walks it at most once per use, so what aliases can cost
+is bounded by that figure.
 """
 
 from __future__ import annotations
@@ -25,6 +34,9 @@ from typing import Iterator, Union
 import yaml
 
 from ..model import Span
+
+MAX_DEPTH = 200  # levels of nesting a contract may have (real ones stay under ~40)
+MAX_EXPANSION = 1_000_000  # values YAML aliases may add to a document once expanded
 
 # --------------------------------------------------------------------------- nodes
 
@@ -132,14 +144,17 @@ def parse_json(text: str) -> Parsed:
     tree = parser("json").parse(data)
     problems: list[SyntaxProblem] = []
     duplicates: list[SyntaxProblem] = []
+    deep: list = []  # the first node nested too deeply (reported once)
 
     def span(n) -> Span:
         return Span(n.start_byte, n.end_byte)
 
     def convert(n, depth: int) -> Node | None:
         t = n.type
-        if depth > 500:
-            problems.append(SyntaxProblem("JSON nested too deeply", span(n)))
+        if depth > MAX_DEPTH:
+            if not deep:
+                deep.append(n)
+                problems.append(SyntaxProblem(f"invalid JSON: nested more than {MAX_DEPTH} levels deep", Span(n.start_byte, n.start_byte + 1)))
             return None
         if t == "object":
             entries = []
@@ -186,11 +201,11 @@ def parse_json(text: str) -> Parsed:
 
     root_node = tree.root_node
     problem = _json_problem(text)
-    if problem is not None:
-        problems.append(problem)
     values = [c for c in root_node.named_children if c.type not in ("comment", "ERROR") and not c.is_missing]
     root = convert(values[0], 0) if values else None
     convert = None  # type: ignore[assignment]  # noqa: F841 - the recursive closure's cycle
+    if problem is not None and not (deep and problem is _TOO_DEEP):  # too deep: said once, where
+        problems.insert(0, problem)
     return Parsed(root, problems, duplicates)
 
 
@@ -206,6 +221,7 @@ def _json_string(data: bytes, n) -> str:
 
 
 _SPACES = re.compile(r"\s*")
+_TOO_DEEP = SyntaxProblem(f"invalid JSON: nested more than {MAX_DEPTH} levels deep", Span(0, 0))
 _JSON_TOKEN = re.compile(r'"(?:[^"\\\n]|\\.)*"?|[-+0-9.eE]+|[A-Za-z_]+|\S')
 
 
@@ -219,7 +235,7 @@ def _json_problem(text: str) -> SyntaxProblem | None:
         json.loads(text[bom:])
         return None
     except RecursionError:
-        return SyntaxProblem("JSON nested too deeply", Span(0, 0))
+        return _TOO_DEEP
     except json.JSONDecodeError as e:
         offsets = ByteOffsets(text)
         pos, msg = e.pos + bom, e.msg
@@ -288,6 +304,7 @@ def parse_yaml(text: str) -> Parsed:
     problems: list[SyntaxProblem] = []
     duplicates: list[SyntaxProblem] = []
     try:
+        # compose only: nodes, never objects (a ``!!python/...`` tag is just a tag here)
         composed = yaml.compose(text, Loader=_LOADER)
     except yaml.MarkedYAMLError as e:
         mark = e.problem_mark or e.context_mark
@@ -297,6 +314,10 @@ def parse_yaml(text: str) -> Parsed:
         msg = f"invalid YAML: {problem}"
         if e.context and e.problem:
             msg = f"invalid YAML: {problem} ({e.context.strip()})"
+        if problem == "but found another document":
+            msg = "invalid YAML: a contract is one YAML document, but a second one starts here"
+        elif problem.startswith("exceeded maximum nesting depth"):  # libyaml's own limit (1,000 levels)
+            msg = f"invalid YAML: nested more than {MAX_DEPTH} levels deep (the YAML parser stops at this level)"
         problems.append(SyntaxProblem(msg, Span(start, end)))
         return Parsed(None, problems, duplicates)
     except yaml.reader.ReaderError as e:
@@ -305,8 +326,26 @@ def parse_yaml(text: str) -> Parsed:
         start = offsets(bad.start()) if bad else 0
         problems.append(SyntaxProblem(f"invalid YAML: {e.reason} (character {e.character!r})", Span(start, start + 1)))
         return Parsed(None, problems, duplicates)
+    except RecursionError:  # the pure-Python composer (no libyaml) recurses per level
+        problems.append(SyntaxProblem(f"invalid YAML: nested more than {MAX_DEPTH} levels deep", Span(0, 0)))
+        return Parsed(None, problems, duplicates)
     if composed is None:
         return Parsed(None, problems, duplicates)
+
+    shape = _Shape(composed)
+    if shape.too_deep is not None:
+        at = offsets(shape.too_deep.start_mark.index)
+        problems.append(SyntaxProblem(f"invalid YAML: nested more than {MAX_DEPTH} levels deep", Span(at, at + 1)))
+        return Parsed(None, problems, duplicates)
+    if shape.expanded > shape.distinct + MAX_EXPANSION:
+        bomb = shape.bomb()
+        at = offsets(bomb.start_mark.index) if bomb is not None else 0
+        problems.append(SyntaxProblem(
+            f"invalid YAML: its aliases expand the document by more than {MAX_EXPANSION:,} values "
+            "(an alias bomb, as in \"billion laughs\"), starting with the value anchored here: not read",
+            Span(at, at + 1)))
+        return Parsed(None, problems, duplicates)
+    del shape
 
     constructor = yaml.SafeLoader("")
     done: dict[int, Node] = {}
@@ -327,7 +366,7 @@ def parse_yaml(text: str) -> Parsed:
         key = id(n)
         if key in done:
             return done[key]
-        if key in busy or depth > 500:  # recursive alias (``&a [*a]``) or absurd depth
+        if key in busy:  # recursive alias (``&a [*a]``): cut (the depth is checked before)
             return ScalarNode(None, span(n))
         busy.add(key)
         try:
@@ -377,6 +416,73 @@ def parse_yaml(text: str) -> Parsed:
         convert = None  # type: ignore[assignment]  # noqa: F841
         constructor.constructed_objects.clear()
         constructor.dispose()
+
+
+def _children(n) -> list:
+    if isinstance(n, yaml.SequenceNode):
+        return n.value
+    if isinstance(n, yaml.MappingNode):
+        return [c for pair in n.value for c in pair]
+    return []
+
+
+class _Shape:
+    """The composed YAML graph (aliases are shared nodes) measured without recursion:
+    its distinct nodes, its size once every alias is expanded (capped), its height, the
+    first node deeper than ``MAX_DEPTH``. A recursive alias counts once (it is cut)."""
+
+    def __init__(self, root) -> None:
+        cap = MAX_EXPANSION * 4
+        size: dict[int, int] = {}
+        height: dict[int, int] = {}
+        self.parents: dict[int, int] = {}
+        self.nodes: dict[int, object] = {}
+        entered: set[int] = set()
+        stack: list[tuple[object, bool]] = [(root, False)]
+        while stack:
+            n, done = stack.pop()
+            k = id(n)
+            kids = _children(n)
+            if done:
+                entered.discard(k)
+                s, h = 1, 0
+                for c in kids:
+                    ck = id(c)
+                    s += size.get(ck, 1)  # not measured: a recursive alias, cut
+                    h = max(h, height.get(ck, 1))
+                size[k] = min(s, cap)
+                height[k] = h + 1
+                continue
+            if k in size or k in entered:
+                continue
+            entered.add(k)
+            self.nodes[k] = n
+            stack.append((n, True))
+            for c in kids:
+                ck = id(c)
+                self.parents[ck] = self.parents.get(ck, 0) + 1
+                if ck not in size and ck not in entered:
+                    stack.append((c, False))
+        self.size = size
+        self.distinct = len(size)
+        self.expanded = size[id(root)]
+        self.too_deep = None
+        if height[id(root)] - 1 > MAX_DEPTH:  # follow the tallest branch to the first level too deep
+            n, level = root, 0  # (the root is at depth 0, as in ``parse_json``)
+            while level <= MAX_DEPTH:
+                n = max(_children(n), key=lambda c: height.get(id(c), 0))
+                level += 1
+            self.too_deep = n
+
+    def bomb(self):
+        """The first shared (aliased) value, in document order, that alone expands past
+        ``MAX_EXPANSION``; else the shared value whose copies cost the most."""
+        shared = [k for k, count in self.parents.items() if count > 1 and k in self.size]
+        big = [self.nodes[k] for k in shared if self.size[k] > MAX_EXPANSION]
+        if big:
+            return min(big, key=lambda n: n.start_mark.index)
+        best = max(shared, key=lambda k: self.size[k] * (self.parents[k] - 1), default=None)
+        return None if best is None else self.nodes[best]
 
 
 def _key_text(node: Node) -> str:

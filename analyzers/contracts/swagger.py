@@ -151,6 +151,7 @@ def parse(path: str, root: MapNode, data: bytes, sink: Sink) -> tuple[tuple[Endp
         return _endpoint(path, raw_path, method, span, op, item, root, base, schemes, res, out)
 
     endpoints = walk_paths(paths, res, sink, data, build, methods=METHODS, item_keys=PATH_ITEM_KEYS, foreign=FOREIGN)
+    res.report_external(sink)
     return tuple(endpoints), models_of(path, root.get("definitions"), res)
 
 
@@ -252,7 +253,7 @@ def _endpoint(
     if responses is not None:
         details.append(("responses", responses))
     _check_security(op.get("security"), schemes, sink)
-    details += closing_details(op, root)
+    details += closing_details(op, root, res)
     if consumes is not None:
         details.append(("consumes", consumes))
     if produces is not None:

@@ -648,7 +648,9 @@ def test_openapi_unresolvable_ref():
     f = only(facts, "unresolvable $ref")
     assert "`#/components/parameters/Nope`" in f.message and "no `Nope`" in f.message
     assert spanned(text, f.span) == "'#/components/parameters/Nope'"
-    assert len(facts.findings) == 1  # the external ref is ignored
+    # the external ref is not followed, and says so (a warning)
+    assert len(facts.findings) == 2
+    assert [f.severity for f in facts.findings if "external $ref `other.yaml#/Thing`" in f.message] == ["warning"]
     assert [e.path for e in facts.endpoints] == ["/a"]
 
 
