@@ -1,6 +1,8 @@
 """The one registration module: every LSP method specward answers, each handled by its own
-module under ``handlers/``. Every handler is guarded, so one failure is logged and the
-server keeps serving."""
+module under ``handlers/``. Every handler is guarded: a request whose handler raises gets an
+``InternalError`` reply (``transport.SpecwardProtocol`` writes it: the exception's type, no
+message or traceback; the log has those), a notification whose handler raises is a log
+line; either way the server keeps serving."""
 
 from __future__ import annotations
 
@@ -8,6 +10,7 @@ import functools
 import inspect
 import logging
 
+import attrs
 from lsprotocol import types as lsp
 
 from .handlers import (
@@ -33,14 +36,28 @@ from .handlers import (
 log = logging.getLogger(__name__)
 
 
-def _guarded(fn):
+def is_request(method: str) -> bool:
+    """Whether the client sends ``method`` as a request (it has an id), not a notification."""
+    message_type = lsp.METHOD_TO_TYPES.get(method, (None,))[0]
+    return message_type is not None and "id" in attrs.fields_dict(message_type)
+
+
+def _guarded(fn, method: str):
+    request = is_request(method)
+
+    def failed() -> None:
+        if not request:
+            log.exception("%s failed", fn.__module__)
+
     if inspect.iscoroutinefunction(fn):
         @functools.wraps(fn)
         async def wrapper(ls, params):
             try:
                 return await fn(ls, params)
             except Exception:  # noqa: BLE001
-                log.exception("%s failed", fn.__module__)
+                failed()
+                if request:
+                    raise  # an InternalError reply (and a log line with the traceback)
                 return None
     else:
         @functools.wraps(fn)
@@ -48,14 +65,16 @@ def _guarded(fn):
             try:
                 return fn(ls, params)
             except Exception:  # noqa: BLE001
-                log.exception("%s failed", fn.__module__)
+                failed()
+                if request:
+                    raise
                 return None
     return wrapper
 
 
 def register(server) -> None:
     def feature(method, fn, options=None):
-        guarded = _guarded(fn)
+        guarded = _guarded(fn, method)
 
         @server.feature(method, options) if options is not None else server.feature(method)
         async def handler(params):

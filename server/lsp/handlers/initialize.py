@@ -1,5 +1,7 @@
 """``initialize``: keep the client's ``initializationOptions`` (editor settings) for the
-session. pygls answers the request itself; this runs first."""
+session, and watch the editor's process (``processId``): the server exits once it is gone.
+pygls answers the request itself; this runs first. A second ``initialize`` never gets here
+(``transport.SpecwardProtocol`` refuses it)."""
 
 from __future__ import annotations
 
@@ -15,6 +17,7 @@ LEVELS = ("error", "warning", "information", "hint", "off")
 
 def handle(ls, params: lsp.InitializeParams) -> None:
     ls.editor_options = parse_options(params.initialization_options)
+    ls.watch_parent(params.process_id)
 
 
 def parse_options(raw: object) -> dict:

@@ -1,5 +1,11 @@
 """``initialized``: create the session, index the workspace with ``$/progress``, publish,
-then follow the disk."""
+then follow the disk.
+
+Only the first ``initialized`` runs (a repeated one would index again and watch twice). A
+start-up that fails (the session cannot be created, the build raises) is shown: a
+``window/showMessage`` error and ``specward/status`` with state ``error``; the server then
+answers from whatever was indexed (documents opened are analyzed, requests answer what
+they can, or nothing)."""
 
 from __future__ import annotations
 
@@ -16,8 +22,16 @@ log = logging.getLogger(__name__)
 
 
 async def handle(ls, params: lsp.InitializedParams) -> None:
+    if ls.initialized_seen:
+        log.info("repeated initialized notification ignored")
+        return
+    ls.initialized_seen = True
     root = _root(ls)
-    session = ls.session = Session(ls, root)
+    try:
+        session = ls.session = Session(ls, root)
+    except Exception as exc:  # noqa: BLE001
+        _failed(ls, exc, "could not start")
+        return
     caps = ls.client_capabilities
     progress = bool(caps.window and caps.window.work_done_progress)
     token = str(uuid.uuid4())
@@ -39,24 +53,26 @@ async def handle(ls, params: lsp.InitializedParams) -> None:
 
     # watch first: a file changed while indexing is re-read after the build (jobs run in
     # order on the index thread), so no change falls between the walk and the watch
-    session.start_watching()
+    try:
+        session.start_watching()
+    except Exception:  # noqa: BLE001 - the client's file events still arrive
+        log.exception("watching the workspace failed")
     # (the build freezes what it allocated: the collector never re-scans it on an edit)
-    await session.submit(session.index.build, report)
+    failure = await session.submit(_capturing(session), report)
     idx = session.index
-    summary = (f"Indexed {len(idx.facts):,} files, {len(idx.table.endpoints)} endpoints "
-               f"in {len(idx.contracts)} contract(s) in {idx.stats.get('build_s', 0):.1f} s")
-    log.info(summary)
+    if failure is None:
+        summary = (f"Indexed {len(idx.facts):,} files, {len(idx.table.endpoints)} endpoints "
+                   f"in {len(idx.contracts)} contract(s) in {idx.stats.get('build_s', 0):.1f} s")
+        log.info(summary)
+        state = "ready"
+    else:
+        summary = _failed(ls, failure, "could not index the workspace")
+        state = "error"
     if progress:
         ls.work_done_progress.end(token, lsp.WorkDoneProgressEnd(message=summary))
-    _status(ls, "ready", summary)
-    if idx.skipped:
-        items = sorted(idx.skipped.items())
-        shown = ", ".join(f"{p} ({why})" for p, why in items[:3])
-        ls.window_show_message(lsp.ShowMessageParams(
-            type=lsp.MessageType.Info,
-            message=f"specward skipped {len(items)} file(s): {shown}{' …' if len(items) > 3 else ''}"))
-    for problem in idx.config.problems:
-        log.warning("configuration: %s", problem.message)
+    if failure is None:
+        _status(ls, "ready", summary)
+        _after_build(ls, idx)
     # from here on, didOpen/didChange analyze right away; documents opened while indexing
     # are analyzed now, with their editor text (no await in between: nothing slips through)
     session.ready.set()
@@ -65,8 +81,52 @@ async def handle(ls, params: lsp.InitializedParams) -> None:
     await session.publish_all()
     # the same state, said again once every file's diagnostics are out (a client or the
     # benchmark may wait for the server to be idle)
-    _status(ls, "ready", summary, published=True)
+    _status(ls, state, summary, published=True)
     await _register_client_watching(ls)
+
+
+def _capturing(session):
+    """The build, as an index job that returns the exception it raised (None when it
+    succeeds): the session's job guard would log it and return None. A build cancelled
+    because the session shuts down is not a failure: it propagates."""
+    def build(report) -> BaseException | None:
+        try:
+            session.index.build(report)
+        except Exception as exc:  # noqa: BLE001
+            if getattr(session, "closing", False) or type(exc).__name__ == "BuildCancelled":
+                raise
+            log.error("indexing the workspace failed", exc_info=exc)
+            return exc
+        return None
+    build.__name__ = "build"
+    return build
+
+
+def _failed(ls, exc: BaseException, what: str) -> str:
+    """Say that start-up failed (a message and an error status); returns what was said."""
+    detail = str(exc).replace("\n", " ")
+    if len(detail) > 200:
+        detail = detail[:197] + "..."
+    message = (f"specward {what}: {type(exc).__name__}{': ' + detail if detail else ''}. "
+               "Its answers come from what was indexed; the server log has the details.")
+    log.error("%s", message, exc_info=exc)
+    try:
+        ls.window_show_message(lsp.ShowMessageParams(type=lsp.MessageType.Error, message=message))
+    except Exception:  # noqa: BLE001
+        log.exception("showing the start-up failure failed")
+    _status(ls, "error", message)
+    return message
+
+
+def _after_build(ls, idx) -> None:
+    if idx.skipped:
+        items = sorted(idx.skipped.items())
+        shown = ", ".join(f"{p} ({why})" for p, why in items[:3])
+        ls.window_show_message(lsp.ShowMessageParams(
+            type=lsp.MessageType.Info,
+            message=f"specward skipped {len(items)} file(s): {shown}{' …' if len(items) > 3 else ''}"))
+    for problem in idx.config.problems:
+        log.warning("configuration: %s", problem.message)
 
 
 WATCH_GLOB = "**/*.{ts,mts,cts,tsx,js,jsx,mjs,cjs,vue,svelte,py,pyi,json,yaml,yml,toml}"
