@@ -10,9 +10,13 @@ paths given are reported. Paths in several projects: each project is checked in 
 Every path printed is relative to the current folder.
 
 Exit codes of ``check``: 0 when no error-severity finding, 1 when there is one, 2 for
-usage errors, an invalid configuration (reported after checking with the defaults) and a
-project without any contract (unless ``--allow-no-contract``). ``calls`` exits 0 or 2.
-Lines and columns printed are 1-based; columns count Unicode code points.
+usage errors, an invalid configuration (reported after checking with the defaults), a
+project without any contract (unless ``--allow-no-contract``) and an internal error (one
+line on standard error: a crash never looks like findings). ``calls`` exits 0 or 2.
+Lines and columns printed are 1-based; columns count Unicode code points. File names are
+kept as the bytes they are: JSON output carries a name that is not UTF-8 with its
+surrogate escapes (``\udcff``, ``os.fsencode`` gives the bytes back), text output prints
+such bytes as ``\xff``.
 """
 
 from __future__ import annotations
@@ -23,7 +27,7 @@ import logging
 import os
 import sys
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from specward.analyzers.lines import LineIndex
@@ -31,13 +35,37 @@ from specward.analyzers.matching import full_path
 from specward.analyzers.model import Finding
 
 from .index import WorkspaceIndex
+from .reading import read_data, shown
 from .workspace import find_project_root
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
+EXIT_ERROR = 2  # an internal error: never 1, which means findings
+
+log = logging.getLogger(__name__)
 
 
 class UsageError(Exception):
     pass
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"must be positive: {text}")
+    return value
+
+
+def _positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a positive number: {text}")
+    return value
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -47,6 +75,10 @@ def _parser() -> argparse.ArgumentParser:
     serve = sub.add_parser("serve", help="run the language server over stdio")
     serve.add_argument("--stdio", action="store_true", help="use stdio (the default and only transport)")
     serve.add_argument("--log-file", help="also write the server log to this file")
+    serve.add_argument("--max-message-bytes", type=_positive_int, default=256 * 1024 * 1024, metavar="N",
+                       help="refuse a message whose Content-Length exceeds N bytes (default: 256 MiB)")
+    serve.add_argument("--body-timeout", type=_positive_float, default=30.0, metavar="SECONDS",
+                       help="drop a message whose body stops arriving for SECONDS (default: 30)")
     for name, helptext, default in (("check", "report diagnostics like a compiler", "text"),
                                     ("calls", "list every HTTP call found and its status", "text")):
         c = sub.add_parser(name, help=helptext)
@@ -82,9 +114,44 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "serve":
         from .lsp.server import run_stdio
 
-        run_stdio(args.log_file)
+        # never returns: the server exits with the protocol's code (0 after shutdown, else 1)
+        run_stdio(args.log_file, max_message_bytes=args.max_message_bytes, body_timeout=args.body_timeout)
         return EXIT_OK
+    for stream in (sys.stdout, sys.stderr):  # whatever still holds a non-UTF-8 name prints, escaped
+        try:
+            stream.reconfigure(errors="backslashreplace")
+        except (AttributeError, ValueError):
+            pass
     logging.basicConfig(level=logging.WARNING, format="specward: %(message)s", stream=sys.stderr)
+    try:
+        return _run(args)
+    except Exception as exc:  # noqa: BLE001 - one line and exit 2, never a traceback and 1
+        log.debug("internal error", exc_info=True)
+        _remove_walk_files()
+        message = shown(f"{type(exc).__name__}: {exc}").replace("\n", " ")
+        print(f"specward: internal error: {message} (set SPECWARD_DEBUG=1 for the traceback)", file=sys.stderr)
+        if os.environ.get("SPECWARD_DEBUG"):
+            import traceback
+
+            traceback.print_exc()
+        return EXIT_ERROR
+
+
+_started: list[WorkspaceIndex] = []  # the indexes of this run, for clean-up after a crash
+
+
+def _remove_walk_files() -> None:
+    """The walk file a crashed build leaves (``index._parsers``: one per process)."""
+    for index in _started:
+        cache = index.cache
+        if cache is not None:
+            try:
+                (cache.path.parent / f"walk-{os.getpid()}.txt").unlink(missing_ok=True)
+            except OSError:
+                pass
+
+
+def _run(args: argparse.Namespace) -> int:
     cwd = Path.cwd().resolve()
     try:
         projects = _projects(args.paths or ["."])
@@ -100,6 +167,7 @@ def main(argv: list[str] | None = None) -> int:
     for project in projects:
         named = [c.as_posix() for c in contracts] if contracts else None
         index = WorkspaceIndex(project.root, contract_globs=named, use_cache=not args.no_cache)
+        _started.append(index)
         index.build()
         runs.append(_Run(project, index, set(index.ws.contract_files) if contracts else set()))
     out = _Output(cwd)
@@ -185,48 +253,57 @@ class _Output:
         self._lines: dict[str, LineIndex] = {}
 
     def path(self, root: Path, rel: str) -> str:
+        """For JSON: the name as it is (a non-UTF-8 byte as its surrogate escape)."""
         return _show(self.cwd, Path(os.path.join(root, rel)))
 
-    def position(self, root: Path, rel: str, offset: int) -> tuple[int, int]:
+    def shown(self, root: Path, rel: str) -> str:
+        """For people: a non-UTF-8 byte of a name as ``\\xNN``."""
+        return shown(self.path(root, rel))
+
+    def position(self, run: _Run, rel: str, offset: int) -> tuple[int, int]:
+        if offset == 0:
+            return 1, 1
+        root = run.project.root
         key = os.path.join(root, rel)
         idx = self._lines.get(key)
         if idx is None:
-            try:
-                idx = LineIndex(Path(key).read_bytes())
-            except OSError:
-                idx = LineIndex(b"")
+            # read as the index reads: never a file outside the workspace (but a contract
+            # named explicitly), never a named pipe, never more than the size limit
+            data, _ = read_data(str(root), rel, run.index.settings.max_file_size,
+                                outside_ok=rel in run.index.ws.contract_files)
+            idx = LineIndex(data or b"")
             self._lines[key] = idx
         line, col = idx.position(offset)
         return line + 1, col + 1
 
-    def text_line(self, root: Path, f: Finding) -> str:
-        line, col = self.position(root, f.file, f.span.start)
-        return f"{self.path(root, f.file)}:{line}:{col}: {f.severity}[{f.code}] {f.message}"
+    def text_line(self, run: _Run, f: Finding) -> str:
+        line, col = self.position(run, f.file, f.span.start)
+        return f"{self.shown(run.project.root, f.file)}:{line}:{col}: {f.severity}[{f.code}] {shown(f.message)}"
 
 
 # ====================================================================== messages on stderr
 def _report_skipped(runs: list[_Run], out: _Output) -> None:
-    items = sorted((out.path(r.project.root, rel), why) for r in runs for rel, why in r.index.skipped.items()
-                   if _in_selection(rel, r.project.selected))
+    items = sorted((out.shown(r.project.root, rel), shown(why)) for r in runs
+                   for rel, why in r.index.skipped.items() if _in_selection(rel, r.project.selected))
     if items:
-        shown = ", ".join(f"{p} ({why})" for p, why in items[:5])
+        listed = ", ".join(f"{p} ({why})" for p, why in items[:5])
         more = f" and {len(items) - 5} more" if len(items) > 5 else ""
-        print(f"specward: skipped {len(items)} file(s): {shown}{more}", file=sys.stderr)
+        print(f"specward: skipped {len(items)} file(s): {listed}{more}", file=sys.stderr)
 
 
 def _problems(run: _Run, out: _Output, allow_no_contract: bool) -> int:
     """After the report: an invalid configuration, missing contracts. The exit status they call for."""
     index, root, status = run.index, run.project.root, EXIT_OK
     for key in index.ws.missing_contracts:  # named in the configuration (--contract files were checked)
-        print(f"specward: warning: contract {out.path(root, key)}, named in "
-              f"{out.path(root, _config_rel(index) or '.')}, does not exist", file=sys.stderr)
+        print(f"specward: warning: contract {out.shown(root, key)}, named in "
+              f"{out.shown(root, _config_rel(index) or '.')}, does not exist", file=sys.stderr)
     if not index.contracts:
         if run.project.marker:
             where = f"{root} (the project root: the nearest folder with {run.project.marker})"
         else:
             where = (f"{root} (no specward.toml, pyproject.toml with [tool.specward] or .git at or above the "
                      "paths given, so their folder is the project)")
-        message = f"no contract found in {where}; looked for {index.ws.describe_contracts()}"
+        message = shown(f"no contract found in {where}; looked for {index.ws.describe_contracts()}")
         if allow_no_contract:
             print(f"specward: warning: {message}; every HTTP call is unresolved", file=sys.stderr)
         else:
@@ -234,13 +311,28 @@ def _problems(run: _Run, out: _Output, allow_no_contract: bool) -> int:
                   "or pass --allow-no-contract to check without one", file=sys.stderr)
             status = EXIT_USAGE
     if index.config.problems:
-        print(f"specward: error: invalid configuration in {out.path(root, _config_rel(index) or '.')}: "
+        print(f"specward: error: invalid configuration in {out.shown(root, _config_rel(index) or '.')}: "
               "checked with the defaults", file=sys.stderr)
         status = EXIT_USAGE
     return status
 
 
 # ====================================================================== check and calls
+def _findings(run: _Run) -> list[Finding]:
+    """The findings to report: the index's, and one ``file-skipped`` per path the walk
+    refused (a link out of the workspace, a folder too deep), once each."""
+    found = run.index.all_findings()
+    have = set(found)
+    sev = {**run.index.settings.severity}
+    extra = []
+    for f in run.index.ws.skipped_findings():
+        if f in have or sev.get(f.code) == "off":
+            continue
+        extra.append(replace(f, severity=sev[f.code]) if f.code in sev else f)
+    # the index's are in path order already: a stable sort by path keeps each file's order
+    return sorted((f for f in [*found, *extra] if _reported(run, f.file)), key=lambda f: f.file)
+
+
 def _check(runs: list[_Run], out: _Output, fmt: str) -> int:
     sev: Counter[str] = Counter()
     calls: Counter[str] = Counter()
@@ -250,7 +342,7 @@ def _check(runs: list[_Run], out: _Output, fmt: str) -> int:
     indexed = contracts = endpoints = skipped = ncalls = 0
     for run in runs:
         index, root = run.index, run.project.root
-        findings = [f for f in index.all_findings() if _reported(run, f.file)]
+        findings = _findings(run)
         statuses = [s for s in index.all_statuses() if _in_selection(s.call.file, run.project.selected)]
         sev.update(f.severity for f in findings)
         calls.update(s.status for s in statuses)
@@ -258,16 +350,16 @@ def _check(runs: list[_Run], out: _Output, fmt: str) -> int:
         indexed += len(index.facts)
         contracts += len(index.contracts)
         endpoints += len(index.table.endpoints)
-        skipped += sum(1 for rel in index.skipped if _in_selection(rel, run.project.selected))
+        skipped += sum(1 for rel in (*index.skipped, *index.ws.skipped) if _in_selection(rel, run.project.selected))
         ncalls += len(statuses)
         for f in findings:
             if fmt == "json":
-                line, col = out.position(root, f.file, f.span.start)
-                end_line, end_col = out.position(root, f.file, f.span.end)
+                line, col = out.position(run, f.file, f.span.start)
+                end_line, end_col = out.position(run, f.file, f.span.end)
                 diags.append({"file": out.path(root, f.file), "line": line, "column": col, "end_line": end_line,
                               "end_column": end_col, "code": f.code, "severity": f.severity, "message": f.message})
             else:
-                lines.append(out.text_line(root, f))
+                lines.append(out.text_line(run, f))
     summary = {
         "errors": sev["error"], "warnings": sev["warning"], "information": sev["information"], "hints": sev["hint"],
         "files_with_findings": len(files), "files_indexed": indexed, "contracts": contracts,
@@ -298,7 +390,7 @@ def _calls(runs: list[_Run], out: _Output, fmt: str) -> int:
             c = st.call
             if not _in_selection(c.file, run.project.selected):
                 continue
-            line, col = out.position(root, c.file, c.span.start)
+            line, col = out.position(run, c.file, c.span.start)
             matched = st.status == "matched"
             rows.append({"file": out.path(root, c.file), "line": line, "column": col, "method": c.method,
                          "url": st.call.template, "status": st.status,
@@ -320,7 +412,7 @@ def _calls(runs: list[_Run], out: _Output, fmt: str) -> int:
             print(f"specward: note: {n}", file=sys.stderr)
         return EXIT_OK
     headers = ("LOCATION", "METHOD", "URL", "STATUS", "ENDPOINT")
-    table = [(f"{r['file']}:{r['line']}:{r['column']}", r["method"], r["url"] or "?",
+    table = [(f"{shown(r['file'])}:{r['line']}:{r['column']}", r["method"], shown(r["url"] or "?"),
               r["status"] + (f" ({r['match']})" if r["match"] not in (None, "exact") else ""),
               (r["endpoint"] or (r["reason"] or "")) + (f" [candidates: {', '.join(r['candidates'])}]"
                                                          if r["candidates"] else "")) for r in rows]

@@ -18,6 +18,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from specward.analyzers.codes import CODES
 from specward.analyzers.model import Finding, Span
 
+from .reading import read_data
+
 DEFAULT_CONTRACTS = (
     "**/*.dsl.json",
     "**/openapi.yml", "**/openapi.yaml", "**/openapi.json",
@@ -38,6 +40,14 @@ DEFAULT_EXCLUDE = (
     ".mypy_cache", ".pytest_cache", ".ruff_cache", "site-packages", ".specward", "target", "bower_components",
 )
 
+# How many folder levels below the workspace root the walk (and the file watcher) goes.
+# Real projects stay far below it (a deep monorepo path is 15-25 levels); a generated or
+# hostile tree thousands of levels deep would otherwise cost a watch, a listing and a
+# stack frame in every library that walks recursively per level.
+DEFAULT_MAX_DEPTH = 100
+
+CONFIG_BYTES = 1_000_000
+
 SeverityName = Literal["error", "warning", "information", "hint", "off"]
 
 
@@ -51,6 +61,8 @@ class Settings(BaseModel):
     exclude: list[str] = Field(default_factory=list, description="Extra folder names or globs to skip.")
     respect_gitignore: bool = True
     max_file_size: int = Field(default=1_000_000, ge=1_000, description="Bytes; larger files are skipped.")
+    max_depth: int = Field(default=DEFAULT_MAX_DEPTH, ge=1, le=10_000, description="Folder levels below "
+                           "the workspace root that are walked; deeper folders are skipped (file-skipped).")
     base_paths: list[str] = Field(default_factory=list, description="Path prefixes that clients add "
                                   "(e.g. '/api') and contracts omit.")
     severity: dict[str, SeverityName] = Field(default_factory=dict)
@@ -120,8 +132,13 @@ def load_config(root: Path) -> LoadedConfig:
         if not path.is_file():
             continue
         rel = name
+        # read like a workspace file: never through a symlink out of the workspace, never
+        # blocking on a named pipe, never a huge file
+        data, reason = read_data(str(root), name, CONFIG_BYTES)
         try:
-            text = path.read_text("utf-8")
+            if data is None:
+                raise OSError(reason)
+            text = data.decode("utf-8")
         except (OSError, UnicodeDecodeError) as exc:
             return LoadedConfig(Settings(), path, [_problem(rel, Span(0, 0), f"cannot read {name}: {exc}")])
         try:

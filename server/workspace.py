@@ -21,20 +21,24 @@ import os
 import re
 import stat
 from pathlib import Path
+from typing import Iterator
 
 import pathspec
 
+from specward.analyzers.codes import CODES
 from specward.analyzers.languages import language_of
+from specward.analyzers.model import Finding, Span
 from specward.analyzers.resolve import is_resolver_config
 
 from .config import (DEFAULT_CONTRACTS, DEFAULT_EXCLUDE, SNIFF_BYTES, SNIFFED_CONTRACT_NAME, Settings,
                      has_specward_table)
-from .reading import FileText, digest_of, read_file
+from .reading import FileText, digest_of, is_within, outside, read_data, read_file, real_root, refused, shown
 
 __all__ = ["FileText", "Workspace", "digest_of", "find_project_root", "looks_like_contract"]
 
 log = logging.getLogger(__name__)
 
+GITIGNORE_BYTES = 1_000_000
 _GLOB_CHARS = re.compile(r"[*?\[]")
 _YAML_TOP_KEY = re.compile(r"""(?m)^["']?(openapi|swagger)["']?[ \t]*:""")
 
@@ -91,6 +95,7 @@ class Workspace:
     def __init__(self, root: Path, settings: Settings, contract_globs: list[str] | None = None) -> None:
         self.root = root.resolve()
         self._root = str(self.root)
+        self._real_root = real_root(self._root)
         self.settings = settings
         entries = contract_globs if contract_globs is not None else settings.contracts
         self.explicit_contracts = entries is not None
@@ -113,6 +118,8 @@ class Workspace:
         self._sniffed: dict[str, tuple[tuple[int, int], bool]] = {}
         self.missing_contracts: list[str] = []  # explicit files that did not exist at the last walk
         self.configs: list[str] = []  # the module resolver's configuration files at the last walk
+        # what the last walk refused, with why: links out of the workspace, folders too deep
+        self.skipped: dict[str, str] = {}
 
     def _key(self, path: Path) -> str:
         """A contract file's key: workspace-relative inside it, absolute outside."""
@@ -176,10 +183,15 @@ class Workspace:
         if hit is not None and hit[0] == stamp:
             return hit[1]
         head = b""
-        if stat.S_ISREG(st.st_mode):
+        if stat.S_ISREG(st.st_mode) and outside(self._root, rel) is None:
             try:
-                with open(path, "rb") as fh:
-                    head = fh.read(SNIFF_BYTES)
+                # non-blocking, and no further than the head: the file may change meanwhile
+                fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+                try:
+                    if stat.S_ISREG(os.fstat(fd).st_mode):
+                        head = os.read(fd, SNIFF_BYTES)
+                finally:
+                    os.close(fd)
             except OSError:
                 pass
         found = looks_like_contract(head.decode("utf-8", "replace"))
@@ -192,13 +204,28 @@ class Workspace:
     def is_excluded(self, rel: str) -> bool:
         if rel in self.contract_files:  # named explicitly: used wherever it is
             return False
+        return self._too_deep(rel) or self._excluded_by_rules(rel)
+
+    def _excluded_by_rules(self, rel: str) -> bool:
+        """Excluded by a folder name, a configured glob or a ``.gitignore``."""
         parts = rel.split("/")
         if any(p in self.exclude_names for p in parts[:-1]):
             return True
         for g in self.exclude_globs:
             if fnmatch.fnmatch(rel, g) or any(fnmatch.fnmatch(p, g) for p in parts):
                 return True
-        if self.settings.respect_gitignore:
+        if self.settings.respect_gitignore and self._ignores:
+            if len(self._ignores) < len(parts):
+                # fewer ignore files than folder levels (a deep path): each file's folder is
+                # tested as a prefix, not each prefix built (quadratic in the depth)
+                for base, spec in self._ignores.items():
+                    if not base:
+                        if spec.match_file(rel):
+                            return True
+                    elif rel.startswith(base) and rel[len(base):len(base) + 1] == "/" \
+                            and spec.match_file(rel[len(base) + 1:]):
+                        return True
+                return False
             for i in range(len(parts)):
                 base = "/".join(parts[:i])
                 spec = self._ignores.get(base)
@@ -210,42 +237,56 @@ class Workspace:
         return (self.is_source(rel) or self.is_contract(rel)) and not self.is_excluded(rel)
 
     # -------------------------------------------------------------- walking
-    def _load_gitignore(self, rel_dir: str, abs_dir: str) -> None:
-        path = os.path.join(abs_dir, ".gitignore")
-        try:
-            with open(path, encoding="utf-8", errors="replace") as fh:
-                self._ignores[rel_dir] = pathspec.PathSpec.from_lines("gitignore", fh.read().splitlines())
-        except FileNotFoundError:
-            pass
-        except OSError as exc:
-            log.warning("cannot read %s: %s", path, exc)
+    def _load_gitignore(self, rel_dir: str) -> None:
+        rel = f"{rel_dir}/.gitignore" if rel_dir else ".gitignore"
+        # read like any workspace file: a named pipe, a link out of the workspace or a huge
+        # file in its place is not read
+        data, reason = read_data(self._root, rel, max(self.settings.max_file_size, GITIGNORE_BYTES))
+        if data is not None:
+            self._ignores[rel_dir] = pathspec.PathSpec.from_lines(
+                "gitignore", data.decode("utf-8", "replace").splitlines())
+        elif reason != "the file no longer exists":
+            log.warning("not using %s: %s", shown(rel), reason)
 
-    def walk(self) -> tuple[list[str], list[str]]:
-        """(source files, contract files) as relative posix paths, sorted."""
-        sources: list[str] = []
-        contracts: list[str] = []
-        configs: list[str] = []
-        seen_dirs: set[tuple[int, int]] = set()
-        stack: list[tuple[str, str]] = [("", str(self.root))]
+    def _wanted_name(self, rel: str) -> bool:
+        """Whether a file of this name would be read (a source, a contract by its name, a
+        module resolver configuration), decided without opening it."""
+        return (self.is_source(rel) or is_resolver_config(rel) or self._contract_spec.match_file(rel)
+                or SNIFFED_CONTRACT_NAME.search(rel.rpartition("/")[2]) is not None)
+
+    def _too_deep(self, rel: str) -> bool:
+        """Whether ``rel`` (a file) is in a folder deeper than ``max_depth`` levels."""
+        return rel.count("/") > self.settings.max_depth
+
+    def _walk(self, start_rel: str, start_abs: str, seen_dirs: set[tuple[int, int]]) -> Iterator[str]:
+        """The files below one folder (workspace-relative posix paths) that are not
+        excluded, regular, and really inside the workspace (or named explicitly). Without
+        recursion: a tree of any depth costs one stack entry per pending folder, and folders
+        more than ``max_depth`` levels below the root are not entered (``self.skipped``)."""
+        max_depth = self.settings.max_depth
+        stack: list[tuple[str, str]] = [(start_rel, start_abs)]
         while stack:
             rel_dir, abs_dir = stack.pop()
             try:
                 st = os.stat(abs_dir)
             except OSError as exc:
-                log.warning("cannot read folder %s: %s", abs_dir, exc)
+                log.warning("cannot read folder %s: %s", shown(abs_dir), exc.strerror or exc)
                 continue
             key = (st.st_dev, st.st_ino)
             if key in seen_dirs:
-                log.info("skipping %s: already visited (symlink loop?)", rel_dir or ".")
+                log.info("skipping %s: already visited (symlink loop?)", shown(rel_dir or "."))
                 continue
             seen_dirs.add(key)
             if self.settings.respect_gitignore:
-                self._load_gitignore(rel_dir, abs_dir)
+                self._load_gitignore(rel_dir)
             try:
-                entries = sorted(os.scandir(abs_dir), key=lambda e: e.name)
+                with os.scandir(abs_dir) as it:
+                    entries = sorted(it, key=lambda e: e.name)
             except OSError as exc:
-                log.warning("cannot list folder %s: %s", abs_dir, exc)
+                log.warning("cannot list folder %s: %s", shown(abs_dir), exc.strerror or exc)
                 continue
+            depth = rel_dir.count("/") + 1 if rel_dir else 0  # of the entries' folder
+            subdirs: list[tuple[str, str]] = []
             for entry in entries:
                 rel = f"{rel_dir}/{entry.name}" if rel_dir else entry.name
                 try:
@@ -254,30 +295,53 @@ class Workspace:
                 except OSError:
                     continue
                 if is_dir:
-                    if entry.name in self.exclude_names or self.is_excluded(rel + "/x"):
+                    if entry.name in self.exclude_names or self._excluded_by_rules(rel + "/x"):
                         continue
                     if is_link:
-                        try:
-                            real = Path(entry.path).resolve(strict=True)
-                            real.relative_to(self.root)
-                        except (OSError, ValueError, RuntimeError):
-                            log.info("not following symlink %s: it leaves the workspace or loops", rel)
+                        real = os.path.realpath(entry.path)
+                        if not is_within(real, self._real_root):
+                            self.skipped[rel] = f"a symlink to {shown(real)}, outside the workspace: not followed"
                             continue
-                    stack.append((rel, entry.path))
+                    if depth + 1 > max_depth:
+                        self.skipped[rel] = (f"a folder more than {max_depth} levels below the workspace root: "
+                                             "not walked (the max_depth setting)")
+                        continue
+                    subdirs.append((rel, entry.path))
                     continue
                 try:
                     if not entry.is_file(follow_symlinks=True):
+                        # a named pipe, a socket, a device (never opened), or a dangling link
+                        if (not is_link or os.path.exists(entry.path)) and self._wanted_name(rel) \
+                                and not self.is_excluded(rel):
+                            self.skipped[rel] = "not a regular file (a named pipe, a socket or a device): not read"
                         continue
                 except OSError:
                     continue
                 if self.is_excluded(rel):
                     continue
-                if is_resolver_config(rel):
-                    configs.append(rel)
-                if self.is_contract(rel):
-                    contracts.append(rel)
-                elif self.is_source(rel):
-                    sources.append(rel)
+                if is_link and rel not in self.contract_files:
+                    real = os.path.realpath(entry.path)
+                    if not is_within(real, self._real_root):
+                        if self._wanted_name(rel):
+                            self.skipped[rel] = refused(real)
+                        continue
+                yield rel
+            stack.extend(reversed(subdirs))  # folders in name order
+
+    def walk(self) -> tuple[list[str], list[str]]:
+        """(source files, contract files) as relative posix paths, sorted. What the walk
+        refused (links out of the workspace, folders too deep) is in ``self.skipped``."""
+        sources: list[str] = []
+        contracts: list[str] = []
+        configs: list[str] = []
+        self.skipped = {}
+        for rel in self._walk("", str(self.root), set()):
+            if is_resolver_config(rel):
+                configs.append(rel)
+            if self.is_contract(rel):
+                contracts.append(rel)
+            elif self.is_source(rel):
+                sources.append(rel)
         # explicit contract files, wherever they are (excluded folders, outside the root)
         self.missing_contracts = [key for key, path in self.contract_files.items() if not path.is_file()]
         contracts.extend(key for key in self.contract_files if key not in self.missing_contracts)
@@ -286,11 +350,30 @@ class Workspace:
         self.configs = sorted(configs)  # what the module resolver reads (analyzers/resolve.py)
         return sources, contracts
 
+    def files_below(self, rel_dir: str) -> list[str]:
+        """The files below the folder ``rel_dir`` (relative posix path, "" for the root) the
+        walk would list and that are wanted (sources, contracts, resolver configurations):
+        for a folder that appeared. Iterative, depth-capped and symlink-checked like the
+        walk; what it refuses is added to ``self.skipped``."""
+        if rel_dir and (self._too_deep(rel_dir + "/x") or self.is_excluded(rel_dir + "/x")):
+            return []
+        abs_dir = os.path.join(self._root, rel_dir) if rel_dir else self._root
+        if outside(self._root, rel_dir) is not None:
+            return []
+        return [rel for rel in self._walk(rel_dir, abs_dir, set())
+                if self.wanted(rel) or is_resolver_config(rel)]
+
+    def skipped_findings(self) -> list[Finding]:
+        """One ``file-skipped`` finding per path the last walk refused."""
+        return [Finding("file-skipped", CODES["file-skipped"].severity, why, rel, Span(0, 0))
+                for rel, why in sorted(self.skipped.items())]
+
     # -------------------------------------------------------------- reading
     def read(self, rel: str) -> FileText:
-        """Read a file as UTF-8 text; binary, non-UTF-8, oversized and unreadable files are
+        """Read a file as UTF-8 text; binary, non-UTF-8, oversized and unreadable files, and
+        files whose real path is outside the workspace (unless named as contracts), are
         returned with ``text=None`` and a reason instead of raising."""
-        return read_file(self._root, rel, self.settings.max_file_size)
+        return read_file(self._root, rel, self.settings.max_file_size, outside_ok=rel in self.contract_files)
 
 
 def _resolved(path: Path) -> Path:
