@@ -53,6 +53,7 @@ PARALLEL_THRESHOLD = 400
 BATCH = 64
 FLUSH_WAIT_S = 120.0  # longest wait for the parser processes' facts to reach the cache
 MAX_RESTARTS = 24  # of parser processes in one build (a crashing file costs about six)
+STALE_WALK_S = 600.0  # age from which a dead process's walk file is removed
 EDIT_STATES = 8  # documents edited incrementally whose extraction state is kept (trees: ~40 B/byte)
 
 
@@ -69,6 +70,35 @@ def _collector_paused(freeze: bool = False):
             gc.freeze()
         if enabled:
             gc.enable()
+
+
+class BuildCancelled(Exception):
+    """``WorkspaceIndex.cancel()`` was called: the build stopped at its next check (between
+    files and batches) and left the index incomplete. The cache holds only rows that were
+    complete when written (each is valid on its own: facts per content digest, link results
+    per dependency digests), so the next start works from it."""
+
+
+def _remove_stale_walk_files(folder: Path) -> None:
+    """A process killed in the middle of a build (kill -9) leaves its walk file behind: a
+    later build removes it once that process is gone and the file is old (``STALE_WALK_S``:
+    a process of another container sharing the workspace has a pid unknown here)."""
+    now = time.time()
+    for f in folder.glob("walk-*.txt"):
+        try:
+            pid = int(f.stem[len("walk-"):])
+            if pid == os.getpid() or now - f.stat().st_mtime < STALE_WALK_S:
+                continue
+            try:
+                os.kill(pid, 0)
+                continue  # alive
+            except ProcessLookupError:
+                pass
+            except PermissionError:
+                continue  # alive, another user's
+            f.unlink()
+        except (ValueError, OSError):
+            pass
 
 
 class _NotYetExtracted(Exception):
@@ -202,6 +232,9 @@ class FactsStore:
         return v is not None and (v is state or v is state.built)
 
 
+_WALK_USERS: dict[str, "_Parsers"] = {}  # walk file -> the parser processes reading it now
+
+
 class _Parsers:
     """The parser processes of one build and the batches sent to them. ``linking``:
     ``(root, file listing the walk's sources, size limit)`` for linking parser processes
@@ -212,7 +245,19 @@ class _Parsers:
         self.linking = linking
         self.sent: dict[cf.Future, list[tuple[str, str, str]]] = {}
         self._reading: list[tuple[str, str, str]] = []
-        self._start()
+        self.killed = False  # kill() was called: these processes and any started later end at once
+        self.flushed: threading.Event | None = None  # flush_to's event, once it runs
+        self.stopped = False  # (extracting processes) shut down: they end after their batch
+        self.pool: cf.ProcessPoolExecutor | None = None
+        self.queue = None
+        self._procs: dict | None = None
+        if linking:
+            _WALK_USERS[linking[1]] = self
+        try:
+            self._start()
+        except OSError:  # no semaphore or pipe to be had (a full /dev/shm, limits): no processes
+            self.remove_walk_file()
+            raise
 
     def _start(self) -> None:
         ctx = multiprocessing.get_context("spawn")
@@ -223,7 +268,46 @@ class _Parsers:
         else:
             self.pool = cf.ProcessPoolExecutor(self.workers, mp_context=ctx, initializer=watch_parent,
                                                initargs=(os.getpid(),))
+        # the pool forgets its processes on shutdown(wait=False) while they still run: kill()
+        # needs them, so the dict (filled as processes spawn) is kept from the start
+        self._procs = getattr(self.pool, "_processes", None)
         self._starting = [self.pool.submit(start_worker) for _ in range(self.workers)]
+        if self.killed:  # kill() ran while these were starting (kill() reads self.pool after setting it)
+            self._kill_pool(self.pool, self._procs, self.queue)
+
+    def kill(self) -> None:
+        """End the processes now (SIGKILL), without waiting for them; no batch is sent any
+        more and a flush in progress stops, dropping the facts not stored yet. Thread-safe
+        (``WorkspaceIndex.cancel``): the build thread may be sending batches meanwhile."""
+        self.killed = True
+        self._kill_pool(self.pool, self._procs, self.queue)
+        # now, not when the build thread gets there: the process may exit first (os._exit)
+        try:
+            self.remove_walk_file()
+        except OSError:
+            pass
+
+    @staticmethod
+    def _kill_pool(pool: cf.ProcessPoolExecutor, procs: dict | None, q) -> None:
+        for proc in list((procs or {}).values()):
+            try:
+                proc.kill()
+            except Exception:  # noqa: BLE001 - already gone (exited, joined, closed)
+                pass
+        try:
+            pool.shutdown(wait=False, cancel_futures=True)
+        except Exception:  # noqa: BLE001
+            pass
+        if q is not None:
+            # the drain thread may be inside a read of a message a killed process had only
+            # partly written: with this process's copy of the pipe's write end closed too, no
+            # writer is left and that read ends (EOFError) instead of waiting for ever
+            writer = getattr(q, "_writer", None)
+            try:
+                if writer is not None:
+                    writer.close()
+            except Exception:  # noqa: BLE001
+                pass
 
     def started(self, timeout: float = 120.0) -> bool:
         """Whether the processes could start (load the grammars and queries)."""
@@ -249,6 +333,8 @@ class _Parsers:
 
     def submit(self, batch: list[tuple[str, str, str]]) -> None:
         try:
+            if self.killed:
+                raise RuntimeError("the parser processes were killed")
             if self.linking:
                 fut = self.pool.submit(link_batch, batch)
             else:
@@ -271,27 +357,41 @@ class _Parsers:
         """New processes in place of these (a linking one's facts are dropped)."""
         self.shutdown()
         self.sent.clear()
+        if self.killed:
+            raise BuildCancelled()
         self._start()
 
     def remove_walk_file(self) -> None:
-        """Once no process of this build will start any more."""
-        if self.linking:
+        """Once no process of this build will start any more: when they have all exited
+        (``flush_to``; a process spawned at the start may read it only after the build has
+        ended, a small one), or were killed. Not when a later build of this process has
+        written the file again (its name is the process's) for its own processes."""
+        if self.linking and _WALK_USERS.get(self.linking[1]) is self:
             Path(self.linking[1]).unlink(missing_ok=True)
+            _WALK_USERS.pop(self.linking[1], None)
 
     def shutdown(self) -> None:
         if self.linking:
             self.flush_to(None)  # linking processes put their facts on the queue as they exit
         else:
             self.pool.shutdown(wait=False, cancel_futures=True)
+            self.stopped = True
+
+    @property
+    def finished(self) -> bool:
+        """Whether these processes' work is over (stopped, their facts flushed)."""
+        return self.stopped if self.flushed is None else self.flushed.is_set()
 
     def flush_to(self, cache: FactsCache | None, then: Callable[[], None] | None = None) -> threading.Event:
         """Stop the (linking) processes: each puts its facts on the queue as it exits, and
         a background thread stores them in ``cache`` (None: drops them), then runs
         ``then``. The returned event is set once that is done, or once waiting for the
         facts has failed (facts missing from the cache are extracted again when needed)."""
-        done = threading.Event()
+        done = self.flushed = threading.Event()
         pool, q = self.pool, self.queue
         assert q is not None
+
+        failed: list[bool] = []  # a store failed: the rest is read off the queue and dropped
 
         def drain() -> None:
             stopping = threading.Thread(target=pool.shutdown, kwargs={"cancel_futures": True},
@@ -299,25 +399,40 @@ class _Parsers:
             stopping.start()
             deadline = time.monotonic() + FLUSH_WAIT_S
             try:
-                while time.monotonic() < deadline:
+                while time.monotonic() < deadline and not self.killed:
                     try:
                         rows = q.get(timeout=0.2)
                     except queue.Empty:
                         if not stopping.is_alive():
                             break  # every process has exited, so everything it put is read
                         continue
-                    if rows is not None and cache is not None:  # None: one process is done
-                        cache.store_encoded(rows)
-                if then is not None:
+                    if self.killed:
+                        break  # cancelled: what is not stored yet is dropped
+                    if rows is not None and cache is not None and not failed:  # None: one process is done
+                        try:
+                            cache.store_encoded(rows)
+                        except Exception:  # noqa: BLE001 - keep draining: a process blocks on a full queue
+                            log.exception("storing the parser processes' facts failed")
+                            failed.append(True)
+                # the link results only once every fact is in (a file whose facts are missing
+                # is parsed and linked again at the next start, whatever its links say)
+                if then is not None and not self.killed and not failed:
                     then()
             except Exception:  # noqa: BLE001 - the cache is an optimization, never fatal
                 log.exception("storing the parser processes' facts failed")
             finally:
+                # every process of the pool has exited (or was killed): none will read the
+                # walk any more, unless new ones took over (``restart``)
+                if self.pool is pool and (self.killed or not stopping.is_alive()):
+                    with contextlib.suppress(OSError):
+                        self.remove_walk_file()
                 done.set()
 
         # not a daemon: a process that indexed and exits at once (`specward check`) still
-        # leaves a complete cache for the next start
+        # leaves a complete cache for the next start (kill() ends it within ~0.2 s)
         threading.Thread(target=drain, name="specward-cache-writer").start()
+        if self.killed:  # cancelled while this started: the processes may have been spared
+            self._kill_pool(pool, self._procs, q)
         return done
 
 
@@ -361,14 +476,52 @@ class WorkspaceIndex:
         # per document edited with `update(..., incremental=True)` (the editor's open ones):
         # what its next incremental extraction starts from (analyzers/extract/incremental.py)
         self._edit_states: OrderedDict[str, object] = OrderedDict()
+        self._cancelled = threading.Event()
+        self._parser_sets: list[_Parsers] = []  # started by builds, until they and their flush end
+        self._parser_sets_lock = threading.Lock()
+        self._build_sets: list[_Parsers] = []  # those of the build in progress (or the last one)
 
     @property
     def settings(self) -> Settings:
         return self.config.settings
 
+    # ================================================================== cancelling
+    def cancel(self) -> None:
+        """Stop the build in progress, and any later one, at once (thread-safe; returns without
+        waiting, never takes ``self.lock``). The build raises ``BuildCancelled`` at its next
+        check, between files and batches; the parser processes are killed, not waited for;
+        a flush of their facts to the cache stops. Nothing more is written to the cache, and
+        what it holds is consistent (see ``BuildCancelled``). The index is not to be used
+        after this: a session that is shutting down calls it."""
+        self._cancelled.set()
+        with self._parser_sets_lock:
+            sets = list(self._parser_sets)
+        for parsers in sets:
+            parsers.kill()
+
+    @property
+    def cancelled(self) -> bool:
+        return self._cancelled.is_set()
+
+    def _check_cancelled(self) -> None:
+        if self._cancelled.is_set():
+            raise BuildCancelled()
+
+    def _track(self, parsers: "_Parsers") -> "_Parsers":
+        """Parser processes a build started: ``cancel()`` kills them (and kills them now, if it
+        was called while they started)."""
+        with self._parser_sets_lock:
+            # the sets whose work is over (processes shut down, facts flushed) are let go
+            self._parser_sets = [p for p in self._parser_sets if not p.finished] + [parsers]
+        self._build_sets.append(parsers)
+        if self._cancelled.is_set():
+            parsers.kill()
+        return parsers
+
     # ================================================================== building
     def build(self, progress: Progress | None = None) -> None:
-        """Index the whole workspace (cold, or warm from the cache)."""
+        """Index the whole workspace (cold, or warm from the cache). Raises
+        ``BuildCancelled`` when ``cancel()`` is called meanwhile (or was before)."""
         # building allocates millions of objects that live as long as the index: the cyclic
         # collector would scan them again and again for nothing, so it pauses meanwhile, and
         # they are frozen after it (a full collection of them would take 0.3-2 s at 10,000
@@ -379,85 +532,107 @@ class WorkspaceIndex:
 
     def _build(self, progress: Progress | None) -> None:
         t0 = time.perf_counter()
+        self._check_cancelled()
         with self.lock:
-            self.config = load_config(self.root)
-            self.ws = Workspace(self.root, self.config.settings, self._contract_globs)
-            if self.cache is None:
-                self.cache = FactsCache(self.root, EXTRACTOR_VERSION, self._use_cache and self.settings.cache)
-            sources, contracts = self.ws.walk()
-            self._configure_resolver({rel: self.ws.read(rel).text for rel in self.ws.configs})
-            total = len(sources) + len(contracts)
-            cached = self.cache.digests() if self.cache else {}
-            self.digests.clear(), self.skipped.clear(), self.contracts.clear(), self.problems.clear()
-            self.routes.clear(), self._cached_matches.clear()
-            self.stats["reused_matches"] = 0.0
-            for key in ("first_facts_s", "linked_in_parsers", "link_during_extract_s", "parser_processes"):
-                self.stats.pop(key, None)
-            self.calls.clear(), self.deps.clear(), self.rdeps.clear(), self.statuses.clear(), self.used.clear()
-            self.facts = FactsStore(self.cache, self.digests, recover=self._recover)
-            parsers = None
-            if self.workers >= 2 and len(sources) >= PARALLEL_THRESHOLD and len(cached) < len(sources) // 2:
-                # most files will be parsed: start the parser processes now. With a cache
-                # and nothing in it, they link too and write the facts to the cache later
-                linking = not cached and self.cache.enabled
-                parsers = self._parsers(sources if linking else None)
-            todo: list[tuple[str, str, str]] = []
-            done = 0
-            for rel in sources:
-                ft = self.ws.read(rel)
-                if ft.text is None:
-                    self.skipped[rel] = ft.reason or "skipped"
-                    done += 1
-                    continue
-                self.digests[rel] = ft.digest
-                if cached.get(rel) == ft.digest:
-                    self.facts.known_stored(rel)  # loaded only if some file must be re-linked
-                    done += 1
-                else:
-                    todo.append((rel, ft.digest, ft.text))
-                    if parsers is not None:  # the parser processes start on the first files at once
-                        parsers.add(rel, ft.digest, ft.text)
-            if parsers is not None:
-                parsers.add_rest()
-            if progress:
-                progress(done, total)
-            self.stats["cached_files"] = float(done)
-            self.stats["parsed_files"] = float(len(todo))
-            for rel in contracts:
-                self._load_contract(rel, self.ws.read(rel))
-            self._rebuild_table()
-            fresh = {rel for rel, _, _ in todo}
-            relink = self._reuse_links(sorted(self.digests), fresh)
-            self.stats["relinked_files"] = float(len(relink))
-            t1 = time.perf_counter()
-            on_progress = lambda n: progress and progress(done + n, total)  # noqa: E731
-            in_parsers = parsers is not None and parsers.linking is not None and len(todo) >= PARALLEL_THRESHOLD
-            if in_parsers:
-                linked, linker = self._link_in_parsers(todo, parsers, on_progress, t0)
+            self._build_sets = []
+            try:
+                self._build_locked(progress, t0)
+            except BaseException as exc:
+                # this build's parser processes are of no use any more (and those spawned
+                # after cancel() looked are ended here); their walk file goes with them
+                for parsers in self._build_sets:
+                    parsers.kill()
+                if isinstance(exc, BuildCancelled):
+                    log.info("indexing cancelled after %.2f s", time.perf_counter() - t0)
+                raise
+
+    def _build_locked(self, progress: Progress | None, t0: float) -> None:
+        check = self._check_cancelled
+        self.config = load_config(self.root)
+        self.ws = Workspace(self.root, self.config.settings, self._contract_globs)
+        if self.cache is None:
+            self.cache = FactsCache(self.root, EXTRACTOR_VERSION, self._use_cache and self.settings.cache)
+        if self.cache.writable:
+            _remove_stale_walk_files(self.cache.path.parent)
+        sources, contracts = self.ws.walk()
+        self._configure_resolver({rel: self.ws.read(rel).text for rel in self.ws.configs})
+        total = len(sources) + len(contracts)
+        cached = self.cache.digests() if self.cache else {}
+        self.digests.clear(), self.skipped.clear(), self.contracts.clear(), self.problems.clear()
+        self.routes.clear(), self._cached_matches.clear()
+        for f in self.ws.skipped_findings():  # refused by the walk: a link out, a folder too deep
+            self.problems[f.file] = (*self.problems.get(f.file, ()), f)
+        self.stats["reused_matches"] = 0.0
+        for key in ("first_facts_s", "linked_in_parsers", "link_during_extract_s", "parser_processes"):
+            self.stats.pop(key, None)
+        self.calls.clear(), self.deps.clear(), self.rdeps.clear(), self.statuses.clear(), self.used.clear()
+        self.facts = FactsStore(self.cache, self.digests, recover=self._recover)
+        parsers = None
+        if self.workers >= 2 and len(sources) >= PARALLEL_THRESHOLD and len(cached) < len(sources) // 2:
+            # most files will be parsed: start the parser processes now. With a cache
+            # and nothing in it, they link too and write the facts to the cache later
+            linking = not cached and self.cache.writable
+            parsers = self._start_parsers(sources if linking else None)
+        todo: list[tuple[str, str, str]] = []
+        done = 0
+        for rel in sources:
+            check()
+            ft = self.ws.read(rel)
+            if ft.text is None:
+                self.skipped[rel] = ft.reason or "skipped"
+                done += 1
+                continue
+            self.digests[rel] = ft.digest
+            if cached.get(rel) == ft.digest:
+                self.facts.known_stored(rel)  # loaded only if some file must be re-linked
+                done += 1
             else:
-                linked, linker = self._extract_and_link(todo, fresh, parsers, on_progress, t0)
-            t2 = time.perf_counter()
-            self.stats["extract_s"] = t2 - t1  # wall time, the linking done meanwhile included
-            if self.cache:
-                self.cache.forget([p for p in cached if p not in self.digests])
-            if progress:
-                progress(total, total)
-            for rel in relink:  # not extracted now (stored facts, a changed dependency) or never tried
-                if rel not in linked:
-                    self._link_one(linker, rel)
-            self._rematch(list(self.calls))
-            self._cached_matches.clear()
-            if in_parsers and self.cache:
-                # the index is ready: the parser processes' facts, then the link results,
-                # reach the cache from here on (encoding them is about a second of work)
-                rows = self._link_rows()
-                self.facts.flushing(parsers.flush_to(self.cache, then=lambda: self.cache.store_links(self._links_key, rows)))
-            else:
-                self._flush_links()
-            if parsers is not None:
-                parsers.remove_walk_file()
-            self.stats["link_s"] = time.perf_counter() - t2  # what was left to link, and matching
-            self.stats["build_s"] = time.perf_counter() - t0
+                todo.append((rel, ft.digest, ft.text))
+                if parsers is not None:  # the parser processes start on the first files at once
+                    parsers.add(rel, ft.digest, ft.text)
+        if parsers is not None:
+            parsers.add_rest()
+        if progress:
+            progress(done, total)
+        self.stats["cached_files"] = float(done)
+        self.stats["parsed_files"] = float(len(todo))
+        for rel in contracts:
+            self._load_contract(rel, self.ws.read(rel))
+        self._rebuild_table()
+        fresh = {rel for rel, _, _ in todo}
+        relink = self._reuse_links(sorted(self.digests), fresh)
+        self.stats["relinked_files"] = float(len(relink))
+        t1 = time.perf_counter()
+        on_progress = lambda n: progress and progress(done + n, total)  # noqa: E731
+        in_parsers = parsers is not None and parsers.linking is not None and len(todo) >= PARALLEL_THRESHOLD
+        if in_parsers:
+            linked, linker = self._link_in_parsers(todo, parsers, on_progress, t0)
+        else:
+            linked, linker = self._extract_and_link(todo, fresh, parsers, on_progress, t0)
+        t2 = time.perf_counter()
+        self.stats["extract_s"] = t2 - t1  # wall time, the linking done meanwhile included
+        check()  # (every file was read: ``digests`` is the whole workspace's)
+        if self.cache:
+            self.cache.forget([p for p in cached if p not in self.digests])
+        if progress:
+            progress(total, total)
+        for rel in relink:  # not extracted now (stored facts, a changed dependency) or never tried
+            if rel not in linked:
+                check()
+                self._link_one(linker, rel)
+        check()
+        self._rematch(list(self.calls))
+        self._cached_matches.clear()
+        check()  # the link results are complete from here on: they may be stored
+        if in_parsers and self.cache:
+            # the index is ready: the parser processes' facts, then the link results,
+            # reach the cache from here on (encoding them is about a second of work)
+            rows = self._link_rows()
+            self.facts.flushing(parsers.flush_to(self.cache, then=lambda: self.cache.store_links(self._links_key, rows)))
+        else:
+            self._flush_links()
+        self.stats["link_s"] = time.perf_counter() - t2  # what was left to link, and matching
+        self.stats["build_s"] = time.perf_counter() - t0
 
     def _extract_and_link(self, todo: list[tuple[str, str, str]], fresh: set[str], parsers: "_Parsers | None",
                           progress: Callable[[int], None], t0: float) -> tuple[set[str], Linker]:
@@ -469,7 +644,9 @@ class WorkspaceIndex:
         linker = Linker(building.lookup(self.facts.get), self.resolver_config)
         linked = 0.0
         encoded = []
+        check = self._check_cancelled
         for rel, payload, crash in self._run_batches(todo, parsers, progress):
+            check()
             digest = self.digests[rel]
             if crash is not None:
                 facts = failed(rel, crash)
@@ -486,11 +663,15 @@ class WorkspaceIndex:
                 self._link_attempt(linker, ready, building)
             linked += time.perf_counter() - tl
         self.stats["link_during_extract_s"] = linked
+        check()
         if self.cache:
-            self.cache.store_encoded(encoded)
+            # (only what was stored may leave memory: a cache that cannot be written keeps it)
+            if self.cache.store_encoded(encoded):
+                self.facts.mark_stored(e[0] for e in encoded)
             done_encoding = {e[0] for e in encoded}
-            self.cache.store([(r, self.digests[r], self.facts.live(r)) for r in fresh if r not in done_encoding])
-        self.facts.mark_stored(fresh)
+            rest = [r for r in fresh if r not in done_encoding]
+            if self.cache.store([(r, self.digests[r], self.facts.live(r)) for r in rest]):
+                self.facts.mark_stored(rest)
         return building.linked, linker
 
     def _link_in_parsers(self, todo: list[tuple[str, str, str]], parsers: "_Parsers",
@@ -501,7 +682,9 @@ class WorkspaceIndex:
         linked: set[str] = set()
         here: list[tuple[str, FileFacts]] = []  # crashed, or parsed in this process
         in_parsers = 0
+        check = self._check_cancelled
         for rel, payload, crash in self._run_batches(todo, parsers, progress):
+            check()
             self.stats.setdefault("first_facts_s", time.perf_counter() - t0)
             if crash is not None:
                 facts = failed(rel, crash)
@@ -518,8 +701,8 @@ class WorkspaceIndex:
                 self._set_links(rel, calls, deps, problems, routes)
                 in_parsers += 1
             linked.add(rel)
-        if self.cache:
-            self.cache.store([(r, self.digests[r], f) for r, f in here])
+        check()
+        if self.cache and self.cache.store([(r, self.digests[r], f) for r, f in here]):
             self.facts.mark_stored(r for r, _ in here)
         self.stats["linked_in_parsers"] = float(in_parsers)
         return linked, Linker(self.facts.get, self.resolver_config)
@@ -585,13 +768,29 @@ class WorkspaceIndex:
             # would be written to each new process's pipe, and a process that dies before
             # reading it all (a broken environment) would block that write for ever
             walk = self.cache.path.parent / f"walk-{os.getpid()}.txt"
+            from .reading import outside  # noqa: PLC0415 - (this method's own concern)
+
             try:
-                # the sources, then the texts the module resolver reads (see parsing.start_linking)
-                walk.write_text("\0".join(sources) + "\0\0" + json.dumps(self._resolver_texts), "utf-8")
+                if outside(str(self.ws.root), walk.parent.name) is not None:  # .specward links out
+                    raise OSError("the cache folder is a symlink out of the workspace")
+                # the sources, then the texts the module resolver reads (see parsing.start_linking);
+                # file names are bytes that need not be UTF-8: kept as they are (surrogateescape)
+                walk.write_bytes(("\0".join(sources) + "\0\0" + json.dumps(self._resolver_texts))
+                                 .encode("utf-8", "surrogateescape"))
                 linking = (str(self.ws.root), str(walk), self.settings.max_file_size)
             except OSError as exc:
                 log.warning("cannot write %s (%s): the main process links", walk, exc)
         return _Parsers(self.workers, linking)
+
+    def _start_parsers(self, sources: list[str] | None = None) -> "_Parsers | None":
+        """``_parsers``, tracked for ``cancel()``; None when no process can be started at
+        all (the multiprocessing primitives fail: a full ``/dev/shm``, a file-size limit):
+        the files are then parsed here."""
+        try:
+            return self._track(self._parsers(sources))
+        except OSError as exc:
+            log.warning("parser processes cannot start (%s): the files are parsed here", exc)
+            return None
 
     def _run_batches(self, todo: list[tuple[str, str, str]], parsers: "_Parsers | None",
                      progress: Callable[[int], None]) -> Iterable[tuple[str, object, str | None]]:
@@ -601,24 +800,31 @@ class WorkspaceIndex:
         parser processes: ``parsers`` when they were started before reading (and sent
         what was read), new extracting ones otherwise. The batches a crashed process
         took down are retried so that only the file that crashes is lost."""
-        if len(todo) < PARALLEL_THRESHOLD or self.workers < 2:
+        here = len(todo) < PARALLEL_THRESHOLD or self.workers < 2
+        if not here and parsers is None:  # most files were cached, but there are still many to parse
+            parsers = self._start_parsers()
+            if parsers is None:
+                here = True
+            else:
+                for i in range(0, len(todo), BATCH):
+                    parsers.submit(todo[i:i + BATCH])
+        if here:
             if parsers is not None:
                 parsers.shutdown()
             self.stats["parser_processes"] = 0.0
             for i, (rel, _, text) in enumerate(todo, 1):
+                self._check_cancelled()
                 yield rel, extract_safely(rel, text), None
                 if i % BATCH == 0:
                     progress(i)
             progress(len(todo))
             return
-        if parsers is None:  # most files were cached, but there are still many to parse
-            parsers = self._parsers()
-            for i in range(0, len(todo), BATCH):
-                parsers.submit(todo[i:i + BATCH])
+        assert parsers is not None
         self.stats["parser_processes"] = float(self.workers)
         finished = 0
         suspects: list[list[tuple[str, str, str]]] = []
         for fut in cf.as_completed(list(parsers.sent)):
+            self._check_cancelled()  # (killed processes fail every batch at once)
             batch = parsers.sent.pop(fut)
             try:
                 results = fut.result()
@@ -638,6 +844,7 @@ class WorkspaceIndex:
         # failing (more restarts than a few crashing files need) leave them unanalyzed.
         restarts = 0
         while suspects:
+            self._check_cancelled()
             if restarts == MAX_RESTARTS:
                 log.warning("the parser processes keep failing: %d file(s) not analyzed", sum(map(len, suspects)))
                 for batch in suspects:
@@ -646,8 +853,13 @@ class WorkspaceIndex:
                 break
             log.warning("retrying %d file(s) one batch at a time", sum(map(len, suspects)))
             restarts += 1
-            parsers.restart()
-            if not parsers.started():
+            try:
+                parsers.restart()
+                started = parsers.started()
+            except OSError as exc:  # cannot even create the processes' queues now
+                log.warning("parser processes cannot start (%s)", exc)
+                started = False
+            if not started:
                 for batch in suspects:
                     for rel, _, text in batch:
                         yield rel, extract_safely(rel, text), None
@@ -655,6 +867,7 @@ class WorkspaceIndex:
                     progress(finished)
                 break
             while suspects:
+                self._check_cancelled()
                 batch = suspects.pop(0)
                 try:
                     results = parsers.run(batch)
@@ -982,8 +1195,8 @@ class WorkspaceIndex:
                 facts = self.facts.live(r)
                 if facts is not None and r in self.digests:
                     rows.append((r, self.digests[r], facts))
-            self.cache.store(rows)
-            self.facts.mark_stored(r for r, _, _ in rows)
+            if self.cache.store(rows):
+                self.facts.mark_stored(r for r, _, _ in rows)
             self._flush_links()
 
     # ================================================================== queries

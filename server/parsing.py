@@ -55,6 +55,9 @@ def failed(rel: str, message: str) -> FileFacts:
                      problems=(Finding("file-skipped", "information", message, rel, Span(0, 0)),))
 
 
+PARENT_POLL_S = 0.25  # how often a parser process checks that the index's process is alive
+
+
 def watch_parent(parent: int) -> None:
     """End this process once ``parent``, the index's process that started it, is gone
     (killed in the middle of a build): its queue would otherwise keep it waiting for work
@@ -62,7 +65,7 @@ def watch_parent(parent: int) -> None:
 
     def watch() -> None:
         while os.getppid() == parent:  # a dead parent's children are re-parented
-            time.sleep(1.0)
+            time.sleep(PARENT_POLL_S)
         os._exit(0)
 
     threading.Thread(target=watch, name="specward-parent-watch", daemon=True).start()
@@ -168,7 +171,7 @@ def start_linking(root: str, walk: str, limit: int, queue, parent: int) -> None:
     # again and again, so it stays off for the life of this process
     gc.disable()
     warm_up()
-    with open(walk, encoding="utf-8") as fh:
+    with open(walk, encoding="utf-8", errors="surrogateescape") as fh:  # file names as they are (bytes)
         listed, _, configs = fh.read().partition("\0\0")
     sources = listed.split("\0") if listed else []
     config = ResolverConfig.build(json.loads(configs) if configs else {})

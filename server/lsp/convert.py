@@ -6,8 +6,9 @@ in the negotiated position encoding (UTF-16 unless the client offered UTF-8 or U
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
-from urllib.parse import unquote, urlparse
+from urllib.parse import unquote_to_bytes, urlparse
 
 from lsprotocol import types as lsp
 
@@ -63,7 +64,8 @@ def uri_to_path(uri: str) -> Path | None:
     parsed = urlparse(uri)
     if parsed.scheme != "file":
         return None
-    return Path(unquote(parsed.path))
+    # a file name is bytes: %FF must come back as that byte (``unquote`` would make it U+FFFD)
+    return Path(os.fsdecode(unquote_to_bytes(parsed.path)))
 
 
 def path_to_uri(path: Path) -> str:

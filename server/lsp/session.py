@@ -8,15 +8,22 @@
 - After a job, findings of the affected files are converted against the exact text the
   job analyzed and published, only when they changed; an open document's first publish
   goes out even when it is empty, and so does the one that clears a file's last finding.
+- ``shutdown()`` returns at once, whatever the index thread is doing: it cancels the
+  build (``WorkspaceIndex.cancel``: parser processes killed, the cache left consistent),
+  drops the queued jobs, and the job still running stops at its next check; the cache is
+  closed when that job ends. A process that exits without it (any path) does it first.
 """
 
 from __future__ import annotations
 
 import asyncio
 import concurrent.futures as cf
+import concurrent.futures.process  # noqa: F401 - its exit hook must be registered before ours (_shutdown_at_exit)
 import logging
 import os
+import threading
 import time
+import weakref
 from collections import deque
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -25,7 +32,8 @@ from lsprotocol import types as lsp
 
 from specward.analyzers.lines import LineIndex
 
-from ..index import WorkspaceIndex
+from ..index import BuildCancelled, WorkspaceIndex
+from ..reading import read_data
 from ..watcher import DiskWatcher
 from . import convert
 
@@ -66,6 +74,10 @@ class Session:
         # gets pushed diagnostics (Neovim 0.11) is answered empty reports.
         self.pull = bool(caps.text_document and caps.text_document.diagnostic and caps.workspace
                          and caps.workspace.diagnostics and caps.workspace.diagnostics.refresh_support)
+        self.closing = False  # shutdown() was called: no job starts any more
+        self._job_lock = threading.Lock()
+        self._busy = False  # a job is running on the index thread
+        _shutdown_at_exit(self)
 
     # ------------------------------------------------------------------ paths
     def rel_of_uri(self, uri: str) -> str | None:
@@ -78,16 +90,43 @@ class Session:
         return self.open.get(rel) or (self.root / rel).as_uri()
 
     # ------------------------------------------------------------------ jobs
-    def submit(self, fn, *args) -> "asyncio.Future":
-        """Run ``fn`` on the index thread; returns an awaitable future."""
-        return asyncio.wrap_future(self.worker.submit(self._guard, fn, *args), loop=self.loop)
+    def submit(self, fn, *args, raising: bool = False) -> "asyncio.Future":
+        """Run ``fn`` on the index thread; returns an awaitable future. Once the session is
+        shutting down, the future is cancelled (awaiting it cancels the awaiting handler:
+        an interrupted build is never followed by a "ready" or a publish). A job that
+        fails is logged and gives None, unless ``raising`` (a request's work: its
+        exception reaches the client as an error reply)."""
+        try:
+            if self.closing:
+                raise RuntimeError("the session is shutting down")
+            return asyncio.wrap_future(self.worker.submit(self._guard, raising, fn, *args), loop=self.loop)
+        except RuntimeError:  # (the worker refuses jobs once shut down)
+            fut = self.loop.create_future()
+            fut.cancel()
+            return fut
 
-    def _guard(self, fn, *args):
+    def _guard(self, raising: bool, fn, *args):
+        with self._job_lock:
+            if self.closing:
+                raise cf.CancelledError()
+            self._busy = True
         try:
             return fn(*args)
+        except BuildCancelled:
+            raise cf.CancelledError() from None
         except Exception:  # noqa: BLE001 - one failing job never stops the session
+            if self.closing:  # what a cancelled index raises is no failure
+                raise cf.CancelledError() from None
+            if raising:
+                raise
             log.exception("index job %s failed", getattr(fn, "__name__", fn))
             return None
+        finally:
+            with self._job_lock:
+                self._busy = False
+                closing = self.closing
+            if closing:
+                self._close_cache()  # the job shutdown() did not wait for has ended
 
     def document_opened(self, rel: str, uri: str) -> None:
         """A document was opened: from now on its editor text is analyzed, and its first
@@ -130,9 +169,12 @@ class Session:
         # re-extract only the statements an edit touches
         changed = self.index.update(rel, text, incremental=True)
         changed.add(rel)
-        if self.index.needs_edit_state(rel):
+        if self.index.needs_edit_state(rel) and not self.closing:
             # opened with the text already indexed: get its first edit ready (after this publish)
-            self.worker.submit(self._guard, self.index.prepare_edits, rel, text)
+            try:
+                self.worker.submit(self._guard, False, self.index.prepare_edits, rel, text)
+            except RuntimeError:  # shutting down meanwhile
+                pass
         return self._prepare(changed)
 
     def disk_changed(self, rels: set[str]) -> None:
@@ -220,7 +262,11 @@ class Session:
             hit = self._lines.get(rel)
             if hit is not None and hit[0] == key:
                 return hit[1]
-            index = LineIndex(path.read_bytes())
+            data, _ = read_data(str(self.root), rel, max(self.index.settings.max_file_size, st.st_size),
+                                outside_ok=rel in self.index.ws.contract_files)
+            if data is None:  # refused (a link out of the workspace) or gone
+                raise OSError(rel)
+            index = LineIndex(data)
         except OSError:
             self._lines.pop(rel, None)
             return LineIndex(b"")
@@ -277,7 +323,7 @@ class Session:
         the latest edit); None while the workspace is still being indexed."""
         if not self.ready.is_set():
             return None
-        return await self.submit(fn, *args)
+        return await self.submit(fn, *args, raising=True)
 
     # ------------------------------------------------------------------ watching
     def start_watching(self) -> None:
@@ -295,22 +341,63 @@ class Session:
                 prefix = rel + "/"
                 known = [r for r in list(self.index.facts) + list(self.index.contracts) if r.startswith(prefix)]
                 rels.update(known)
-                base = self.root / rel
-                if base.is_dir():
-                    for f in base.rglob("*"):
-                        r = self.index.ws.rel(f)
-                        if r and f.is_file() and self.index.tracked(r):
-                            rels.add(r)
+                if (self.root / rel).is_dir():  # what the walk would list below it (capped, links checked)
+                    rels.update(r for r in self.index.ws.files_below(rel) if self.index.tracked(r))
             self.disk_changed(rels)
 
         self.watcher = DiskWatcher(self.root, self.loop, on_change, skip_dir=lambda n: n in self.index.ws.exclude_names,
-                                   polling=os.environ.get("SPECWARD_WATCH") == "polling")
+                                   polling=os.environ.get("SPECWARD_WATCH") == "polling",
+                                   max_depth=self.index.settings.max_depth)
         mode = self.watcher.start()
         log.info("watching %s (%s)", self.root, mode)
 
     def shutdown(self) -> None:
-        if self.watcher is not None:
-            self.watcher.stop()
+        """Stop at once (idempotent; any thread): cancel the build or flush in progress
+        (parser processes killed, not waited for), drop the queued jobs, stop watching. The
+        job running on the index thread, if any, is not waited for: it stops at its next
+        check (between files) and closes the cache as it ends; else the cache closes now."""
+        t0 = time.perf_counter()
+        with self._job_lock:
+            if self.closing:
+                return
+            self.closing = True
+            busy = self._busy
+        self.index.cancel()
         self.worker.shutdown(wait=False, cancel_futures=True)
-        if self.index.cache is not None:
-            self.index.cache.close()
+        if self.watcher is not None:
+            try:
+                self.watcher.stop()
+            except Exception:  # noqa: BLE001
+                log.exception("stopping the watcher failed")
+        if not busy:
+            self._close_cache()
+        log.info("session shut down in %.3f s%s", time.perf_counter() - t0,
+                 " (an index job was still running: it stops at its next check)" if busy else "")
+
+    def _close_cache(self) -> None:
+        cache = self.index.cache
+        if cache is not None:
+            cache.close()
+
+
+def _shutdown_at_exit(session: Session) -> None:
+    """However the process exits (``exit``, stdin closed, a signal turned into SystemExit),
+    shut the session down before the interpreter waits for its non-daemon threads: else it
+    would wait for the index thread to finish a whole build, and the parser processes and
+    the resource tracker would live as long. (``threading._register_atexit`` hooks run
+    before that wait, the last registered first; concurrent.futures' process pools join
+    their manager threads in one, which wait for the batches in flight: imported at the top
+    of this module, it is registered before ours, so ours runs first.)"""
+    ref = weakref.ref(session)
+
+    def at_exit() -> None:
+        s = ref()
+        if s is not None:
+            s.shutdown()
+
+    register = getattr(threading, "_register_atexit", None)
+    try:
+        if register is not None:
+            register(at_exit)
+    except RuntimeError:  # the interpreter is already shutting down
+        pass

@@ -3,8 +3,8 @@ server under test only: every Python process it starts imports this first.
 
 - extraction raises for any text holding ``BOOM_MARKER`` (the build's path and the
   incremental edit path both run ``_Program.run``);
-- ``textDocument/hover`` raises for any position on line 0 (the handler module's
-  ``handle``, wrapped before the server registers it).
+- ``textDocument/hover`` raises for any position on line 0 (its work on the index
+  thread, ``handlers.hover._hover``).
 """
 
 import os
@@ -21,11 +21,11 @@ if os.environ.get("SPECWARD_TEST_FAULTS") == "1":
         return _run(self)
 
     _ecma._Program.run = run
-    _handle = _hover.handle
+    _work = _hover._hover
 
-    def handle(ls, params):
+    def work(session, params):  # the request's work, on the index thread
         if params.position.line == 0:
             raise RuntimeError("injected handler fault")
-        return _handle(ls, params)
+        return _work(session, params)
 
-    _hover.handle = handle
+    _hover._hover = work
