@@ -464,6 +464,22 @@ class SpecwardProtocol(LanguageServerProtocol):
             if future is not None and not future.done():
                 future.set_exception(JsonRpcException(message="malformed response from the client", code=INTERNAL_ERROR))
 
+    def _execute_handler(self, msg_id, handler, callback, args=None, kwargs=None):
+        """pygls keeps the future of every handler it runs in ``_request_futures``, and only
+        a request's reply takes it out again: the futures of notifications and of the steps
+        of its generator handlers (``didChange`` is one) stayed for ever, about 3 KB per
+        keystroke (found by tests/reliability/test_soak.py). Here they go when they end."""
+        super()._execute_handler(msg_id, handler, callback, args, kwargs)
+        if getattr(callback, "func", None) == self._send_handler_result:
+            return  # a request: its reply removes it
+        future = self._request_futures.get(msg_id)
+        if future is not None:
+            def forget(done, futures=self._request_futures, key=msg_id) -> None:
+                if futures.get(key) is done:
+                    del futures[key]
+
+            future.add_done_callback(forget)
+
     # ---------------------------------------------------------------- replies
     def _send_handler_result(self, future, *, msg_id) -> None:
         self._request_futures.pop(msg_id, None)

@@ -17,10 +17,13 @@ asserted and the figures measured are in docs/reliability.md).
 from __future__ import annotations
 
 import asyncio
+import os
 import random
 import shutil
 import subprocess
+import signal
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -36,7 +39,8 @@ SERVER = ClientServerConfig(server_command=[sys.executable, "-m", "specward.serv
 SOAK = "web/src/soak.ts"
 SLOTS = 24
 GOOD, BAD = "'/api/tags'", "'/api/tagz'"
-RSS_GROWTH_MB = 60  # the bound asserted on the server's resident memory over a run
+RSS_GROWTH_MB = 60  # the bound asserted on the server's resident memory over a soak
+STORM_GROWTH_KB = 1.5  # and, per didChange, on what a second storm may add to the first's
 
 
 def _soak_text() -> str:
@@ -69,8 +73,29 @@ def repo(tmp_path: Path) -> Path:
     return root
 
 
+MEMFILE = Path(tempfile.gettempdir()) / f"specward-soak-mem-{os.getpid()}.txt"
+TRACED = ClientServerConfig(
+    server_command=SERVER.server_command,
+    server_env={**os.environ, "SPECWARD_TEST_MEMFILE": str(MEMFILE),
+                "PYTHONPATH": os.pathsep.join([str(Path(__file__).parent / "hooks" / "memory"),
+                                               os.environ.get("PYTHONPATH", "")])})
+
+
+@pytest_lsp.fixture(config=TRACED)
+async def traced_client(lsp_client: LanguageClient, repo: Path):
+    """The same, with the server counting its live allocations (hooks/memory)."""
+    MEMFILE.unlink(missing_ok=True)
+    async for _ in _session(lsp_client, repo):
+        yield
+
+
 @pytest_lsp.fixture(config=SERVER)
 async def client(lsp_client: LanguageClient, repo: Path):
+    async for _ in _session(lsp_client, repo):
+        yield
+
+
+async def _session(lsp_client: LanguageClient, repo: Path):
     lsp_client.root = repo
     lsp_client.ready = asyncio.Event()
     lsp_client.publishes = []  # (uri, version, diagnostics) in arrival order
@@ -81,6 +106,10 @@ async def client(lsp_client: LanguageClient, repo: Path):
         published = getattr(params, "published", None) or params.get("published")
         if state == "ready" and published:
             lsp_client.ready.set()
+
+    @lsp_client.feature(lsp.CLIENT_REGISTER_CAPABILITY)
+    def register_capability(params: lsp.RegistrationParams):
+        return None  # accepted (the disk is watched by the server itself here)
 
     def published(params: lsp.PublishDiagnosticsParams):
         lsp_client.publishes.append((params.uri, params.version, params.diagnostics))
@@ -196,32 +225,50 @@ def _phantoms(client: LanguageClient, path: Path) -> int:
     return sum(1 for d in client.diagnostics.get(path.as_uri(), []) if d.code == "phantom-api")
 
 
+async def _live_mb(pid: int, reports: int) -> float:
+    """The server's live allocations (MB), asked by SIGUSR1 (hooks/memory)."""
+    os.kill(pid, signal.SIGUSR1)
+    await _wait(lambda: MEMFILE.exists() and len(MEMFILE.read_text().split()) >= reports, 30, "a memory report")
+    return int(MEMFILE.read_text().split()[reports - 1]) / 1e6
+
+
 @pytest.mark.slow
-async def test_edit_storm_every_publish_matches_its_version(client: LanguageClient):
-    """10,000 didChange (reduced: 2,000) as fast as the pipe takes them, some carrying
-    several changes; then one more edit after a pause, which must be answered too."""
+async def test_edit_storm_every_publish_matches_its_version(traced_client: LanguageClient):
+    """Two storms of 10,000 didChange (reduced: 5,000) each, sent as fast as the pipe takes
+    them, some carrying several changes; then one more edit after a pause, which must be
+    answered too. What the server still holds after the second storm must be what it held
+    after the first: a leak grows with every storm (resident memory is reported too, but it
+    keeps the high-water mark of a storm's messages, all in memory before they coalesce)."""
+    client = traced_client
     pid = client._server.pid
     editor = Editor(client, client.root / SOAK, seed=1)
     await editor.settled()
-    rss0 = _rss_mb(pid)
-    n = scaled(10_000, 2_000)
-    t0 = time.monotonic()
-    for i in range(n):
-        editor.send(changes=1 + (i % 7 == 0) * 2)
-        if i % 50 == 0:
-            await asyncio.sleep(0)  # let the client's writer drain
-    sent_s = time.monotonic() - t0
-    await editor.settled(timeout=120)
-    assert sent_s < 60, f"the client took {sent_s:.1f} s to send the storm"
+    rss = [_rss_mb(pid)]
+    live = [await _live_mb(pid, 1)]
+    n = scaled(10_000, 5_000)
+    sent_s = 0.0
+    for storm in range(2):
+        t0 = time.monotonic()
+        for i in range(n):
+            editor.send(changes=1 + (i % 7 == 0) * 2)
+            if i % 50 == 0:
+                await asyncio.sleep(0)  # let the client's writer drain
+        sent_s = max(sent_s, time.monotonic() - t0)
+        await editor.settled(timeout=120)
+        rss.append(_rss_mb(pid))
+        live.append(await _live_mb(pid, storm + 2))
+    assert sent_s < 60, f"the client took {sent_s:.1f} s to send a storm"
     seen = editor.check_publishes()
-    assert seen >= 2  # the open, and at least the storm's last version
+    assert seen >= 3  # the open, and at least each storm's last version
     assert _phantoms(client, client.root / SOAK) == editor.text.count(BAD)
     editor.send()
     await editor.settled()
     editor.check_publishes()
-    growth = _rss_mb(pid) - rss0
-    print(f"storm: {n} didChange sent in {sent_s:.1f} s, {seen} publishes, RSS {rss0:.0f} MB -> +{growth:.1f} MB")
-    assert growth < RSS_GROWTH_MB
+    print(f"storm: 2 x {n} didChange, each sent in <= {sent_s:.1f} s, {seen} publishes, "
+          f"RSS {rss[0]:.0f} -> {rss[1]:.0f} -> {rss[2]:.0f} MB, live {live[0]:.1f} -> {live[1]:.1f} -> {live[2]:.1f} MB")
+    # (pygls kept every notification's future: about 3 KB a keystroke)
+    assert live[2] - live[1] < n * STORM_GROWTH_KB / 1024
+    assert rss[2] - rss[0] < RSS_GROWTH_MB * 2
 
 
 @pytest.mark.slow
