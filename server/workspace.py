@@ -104,12 +104,24 @@ class Workspace:
         # absolute, and may be outside it
         globs: list[str] = []
         self.contract_files: dict[str, Path] = {}  # key -> absolute path
+        # a file the workspace's own configuration names outside the workspace is read only
+        # inside the repository the workspace is in (a monorepo's backend contract); the
+        # user names anything else (``--contract``, the editor's setting)
+        trusted = contract_globs is not None
+        self.refused_contracts: dict[str, str] = {}
+        repo = _repository_root(self.root)
         for entry in entries or ():
             path = Path(os.path.abspath(self.root / Path(entry).expanduser()))
             if _GLOB_CHARS.search(entry) and not path.is_file():
                 globs.append(entry)
-            else:
-                self.contract_files[self._key(path)] = path
+                continue
+            key = self._key(path)
+            if not trusted and not _within(_resolved(path), repo):  # (through a link too)
+                self.refused_contracts[key] = (
+                    "a contract the workspace's configuration names outside the workspace and its repository: "
+                    "not read (name it with --contract or the editor's contracts setting to read it)")
+                continue
+            self.contract_files[key] = path
         self.contract_globs = tuple(globs) if entries is not None else DEFAULT_CONTRACTS
         self._contract_spec = pathspec.PathSpec.from_lines("gitignore", self.contract_globs)
         self.exclude_names = set(DEFAULT_EXCLUDE)
@@ -334,7 +346,7 @@ class Workspace:
         sources: list[str] = []
         contracts: list[str] = []
         configs: list[str] = []
-        self.skipped = {}
+        self.skipped = dict(self.refused_contracts)
         for rel in self._walk("", str(self.root), set()):
             if is_resolver_config(rel):
                 configs.append(rel)
@@ -374,6 +386,19 @@ class Workspace:
         files whose real path is outside the workspace (unless named as contracts), are
         returned with ``text=None`` and a reason instead of raising."""
         return read_file(self._root, rel, self.settings.max_file_size, outside_ok=rel in self.contract_files)
+
+
+def _repository_root(root: Path) -> Path:
+    """The folder of the nearest ``.git`` at or above ``root`` (a folder or a file: a
+    worktree, a submodule), or ``root`` itself when there is none."""
+    for folder in (root, *root.parents):
+        if (folder / ".git").exists():
+            return _resolved(folder)
+    return _resolved(root)
+
+
+def _within(path: Path, folder: Path) -> bool:
+    return path == folder or folder in path.parents
 
 
 def _resolved(path: Path) -> Path:

@@ -433,8 +433,13 @@ def test_file_links_out_of_the_workspace_are_refused_by_every_reader(tmp_path: P
     assert linking.lookup("web/src/leak.ts") is None
     assert linking.lookup("web/src/app.ts") is not None
 
-    # named explicitly, a contract may be anywhere, through a link too
-    named = Workspace(ws, Settings(contracts=["openapi.yaml", str(outside / "openapi.yaml")]))
+    # named by the user (--contract, the editor's setting), a contract may be anywhere,
+    # through a link too; named by the workspace's own configuration, not outside it
+    # (and its repository: there is none here)
+    mine = Workspace(ws, Settings(contracts=["openapi.yaml", str(outside / "openapi.yaml")]))
+    assert mine.walk()[1] == []
+    assert set(mine.skipped) >= {"openapi.yaml", (outside / "openapi.yaml").as_posix()}
+    named = Workspace(ws, Settings(), contract_globs=["openapi.yaml", str(outside / "openapi.yaml")])
     _, contracts = named.walk()
     assert contracts == [(outside / "openapi.yaml").as_posix(), "openapi.yaml"]
     assert named.read("openapi.yaml").text == OUTSIDE_OPENAPI
@@ -549,3 +554,29 @@ def _built(ws: Path, use_cache: bool = True) -> WorkspaceIndex:
     idx.build()
     idx.facts.wait_stored()
     return idx
+
+
+def test_a_contract_the_workspace_names_outside_its_repository_is_not_read(tmp_path: Path):
+    """A repository's own specward.toml cannot make specward read /etc/passwd or a file
+    beside the checkout; inside the repository (a monorepo's backend) it still can, and the
+    user can always name one (--contract)."""
+    repo = tmp_path / "repo"
+    ws = repo / "frontend"
+    (ws / "src").mkdir(parents=True)
+    (repo / ".git").mkdir()
+    (ws / "src/a.ts").write_text("export const a = () => fetch('/api/a');\n")
+    (repo / "backend").mkdir()
+    spec = "openapi: 3.0.3\ninfo: {title: t, version: '1'}\npaths:\n  /api/a:\n    get:\n      responses: {'200': {description: ok}}\n"
+    (repo / "backend/openapi.yaml").write_text(spec)
+    (tmp_path / "beside.yaml").write_text(spec)
+    (ws / "specward.toml").write_text(
+        'contracts = ["../backend/openapi.yaml", "../../beside.yaml", "/etc/passwd"]\n')
+    idx = WorkspaceIndex(ws, use_cache=False)
+    idx.build()
+    assert sorted(idx.contracts) == [str(repo / "backend/openapi.yaml")]
+    refused = {f.file: f.message for f in idx.ws.skipped_findings()}
+    assert set(refused) == {str(tmp_path / "beside.yaml"), "/etc/passwd"}
+    assert all("not read" in m and "--contract" in m for m in refused.values())
+    user = WorkspaceIndex(ws, contract_globs=[str(tmp_path / "beside.yaml")], use_cache=False)
+    user.build()
+    assert sorted(user.contracts) == [str(tmp_path / "beside.yaml")]
