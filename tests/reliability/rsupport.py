@@ -14,3 +14,17 @@ FULL = os.environ.get("SPECWARD_RELIABILITY_FULL") == "1"
 def scaled(full: int, reduced: int) -> int:
     """A size: ``full`` with SPECWARD_RELIABILITY_FULL=1, else ``reduced``."""
     return full if FULL else reduced
+
+
+async def wait_for(cond, what: str, timeout: float = 60.0):
+    """Poll ``cond`` until it is true (never a fixed sleep); its value, or AssertionError."""
+    import asyncio
+    import time
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = cond()
+        if value:
+            return value
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"timed out waiting for {what}")

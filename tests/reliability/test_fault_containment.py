@@ -8,13 +8,11 @@ and hover raises on line 0.
 
 from __future__ import annotations
 
-import asyncio
 import os
 import shutil
 import subprocess
 import sys
 import textwrap
-import time
 from pathlib import Path
 
 import pytest_lsp
@@ -22,7 +20,7 @@ from lsprotocol import types as lsp
 from pygls.exceptions import JsonRpcException
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
-from rsupport import scaled
+from rsupport import scaled, wait_for
 
 HERE = Path(__file__).resolve().parent
 EXAMPLE = HERE.parents[1] / "examples" / "fullstack"
@@ -35,16 +33,6 @@ BROKEN = "web/src/features/broken.ts"
 PROFILE = "web/src/features/profile.ts"
 
 
-async def _until(cond, what: str, timeout: float = 60.0):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = cond()
-        if value:
-            return value
-        await asyncio.sleep(0.05)
-    raise AssertionError(f"timed out waiting for {what}")
-
-
 @pytest_lsp.fixture(config=SERVER)
 async def client(lsp_client: LanguageClient, tmp_path: Path):
     root = tmp_path / "ws"
@@ -54,7 +42,7 @@ async def client(lsp_client: LanguageClient, tmp_path: Path):
     await lsp_client.initialize_session(lsp.InitializeParams(
         capabilities=client_capabilities("visual-studio-code"), root_uri=root.as_uri(),
         workspace_folders=[lsp.WorkspaceFolder(uri=root.as_uri(), name="ws")]))
-    await _until(lambda: lsp_client.diagnostics.get((root / PROFILE).as_uri()), "the example's diagnostics")
+    await wait_for(lambda: lsp_client.diagnostics.get((root / PROFILE).as_uri()), "the example's diagnostics")
     yield
     await lsp_client.shutdown_session()
 
@@ -66,7 +54,7 @@ def _codes(client: LanguageClient, rel: str) -> list[str]:
 async def test_an_analyzer_fault_stays_with_its_file(client: LanguageClient):
     root: Path = client.root
     # the build: the faulty file gets one finding saying so, the others are analyzed
-    await _until(lambda: _codes(client, BROKEN), "the broken file's finding")
+    await wait_for(lambda: _codes(client, BROKEN), "the broken file's finding")
     assert _codes(client, BROKEN) == ["file-skipped"]
     (msg,) = [d.message for d in client.diagnostics[(root / BROKEN).as_uri()]]
     assert "internal error" in msg and "injected analyzer fault" in msg
@@ -84,9 +72,9 @@ async def test_an_analyzer_fault_stays_with_its_file(client: LanguageClient):
                 start=lsp.Position(line=0, character=start), end=lsp.Position(line=0, character=end)), text=new)]))
 
     change(2, 0, 0, "// BOOM_MARKER\n")
-    await _until(lambda: _codes(client, PROFILE) == ["file-skipped"], "the edited file's fault finding")
+    await wait_for(lambda: _codes(client, PROFILE) == ["file-skipped"], "the edited file's fault finding")
     change(3, 0, len("// BOOM_MARKER"), "")  # leaves an empty first line
-    await _until(lambda: _codes(client, PROFILE) == ["method-mismatch", "phantom-api"], "the file analyzed again")
+    await wait_for(lambda: _codes(client, PROFILE) == ["method-mismatch", "phantom-api"], "the file analyzed again")
     # and the rest of the server is unaffected: a hover on a call answers
     hover = await client.text_document_hover_async(lsp.HoverParams(
         text_document=lsp.TextDocumentIdentifier(uri=uri), position=lsp.Position(line=4, character=30)))

@@ -32,7 +32,7 @@ import pytest_lsp
 from lsprotocol import types as lsp
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
-from rsupport import scaled
+from rsupport import scaled, wait_for
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "fullstack"
 SERVER = ClientServerConfig(server_command=[sys.executable, "-m", "specward.server", "serve"])
@@ -212,15 +212,6 @@ def _rss_mb(pid: int) -> float:
     raise AssertionError("no VmRSS")
 
 
-async def _wait(cond, timeout: float, what: str) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if cond():
-            return
-        await asyncio.sleep(0.05)
-    raise AssertionError(f"timed out waiting for {what}")
-
-
 def _phantoms(client: LanguageClient, path: Path) -> int:
     return sum(1 for d in client.diagnostics.get(path.as_uri(), []) if d.code == "phantom-api")
 
@@ -228,7 +219,7 @@ def _phantoms(client: LanguageClient, path: Path) -> int:
 async def _live_mb(pid: int, reports: int) -> float:
     """The server's live allocations (MB), asked by SIGUSR1 (hooks/memory)."""
     os.kill(pid, signal.SIGUSR1)
-    await _wait(lambda: MEMFILE.exists() and len(MEMFILE.read_text().split()) >= reports, 30, "a memory report")
+    await wait_for(lambda: MEMFILE.exists() and len(MEMFILE.read_text().split()) >= reports, "a memory report", 30)
     return int(MEMFILE.read_text().split()[reports - 1]) / 1e6
 
 
@@ -301,7 +292,7 @@ async def test_soak_typing_and_checkouts(client: LanguageClient):
             _git(root, "checkout", "-q", branch)
             checkouts += 1
             want = base + (branch == "phantom")
-            await _wait(lambda: _phantoms(client, profile) == want, 60, f"profile.ts after checkout of {branch}")
+            await wait_for(lambda: _phantoms(client, profile) == want, f"profile.ts after checkout of {branch}", 60)
         samples.append(_rss_mb(pid))
         await asyncio.sleep(rng.uniform(0.0, 0.5))  # a pause
     await editor.settled()
