@@ -20,9 +20,7 @@ import contextlib
 import gc
 import json
 import logging
-import multiprocessing
 import os
-import queue
 import threading
 import time
 from collections import Counter, OrderedDict
@@ -41,7 +39,9 @@ from specward.analyzers.resolve import ResolverConfig, is_resolver_config
 
 from .cache import FactsCache
 from .config import LoadedConfig, Settings, load_config
-from .parsing import extract_batch, extract_safely, failed, link_batch, start_linking, start_worker, watch_parent
+from .facts_store import FactsStore
+from .parser_pool import BuildCancelled, ParserPool, remove_stale_walk_files
+from .parsing import extract_safely, failed
 from .workspace import FileText, Workspace, digest_of
 
 log = logging.getLogger(__name__)
@@ -51,9 +51,7 @@ Progress = Callable[[int, int], None]
 CONFIG_FILES = ("specward.toml", "pyproject.toml")
 PARALLEL_THRESHOLD = 400
 BATCH = 64
-FLUSH_WAIT_S = 120.0  # longest wait for the parser processes' facts to reach the cache
 MAX_RESTARTS = 24  # of parser processes in one build (a crashing file costs about six)
-STALE_WALK_S = 600.0  # age from which a dead process's walk file is removed
 EDIT_STATES = 8  # documents edited incrementally whose extraction state is kept (trees: ~40 B/byte)
 
 
@@ -70,35 +68,6 @@ def _collector_paused(freeze: bool = False):
             gc.freeze()
         if enabled:
             gc.enable()
-
-
-class BuildCancelled(Exception):
-    """``WorkspaceIndex.cancel()`` was called: the build stopped at its next check (between
-    files and batches) and left the index incomplete. The cache holds only rows that were
-    complete when written (each is valid on its own: facts per content digest, link results
-    per dependency digests), so the next start works from it."""
-
-
-def _remove_stale_walk_files(folder: Path) -> None:
-    """A process killed in the middle of a build (kill -9) leaves its walk file behind: a
-    later build removes it once that process is gone and the file is old (``STALE_WALK_S``:
-    a process of another container sharing the workspace has a pid unknown here)."""
-    now = time.time()
-    for f in folder.glob("walk-*.txt"):
-        try:
-            pid = int(f.stem[len("walk-"):])
-            if pid == os.getpid() or now - f.stat().st_mtime < STALE_WALK_S:
-                continue
-            try:
-                os.kill(pid, 0)
-                continue  # alive
-            except ProcessLookupError:
-                pass
-            except PermissionError:
-                continue  # alive, another user's
-            f.unlink()
-        except (ValueError, OSError):
-            pass
 
 
 class _NotYetExtracted(Exception):
@@ -134,306 +103,6 @@ class _Building:
 
     def wait(self, rel: str, on: str) -> None:
         self.waiting.setdefault(on, []).append(rel)
-
-
-class FactsStore:
-    """rel -> FileFacts without holding every file's facts in memory.
-
-    Facts that are only in memory (just extracted and not yet stored, an unsaved editor
-    buffer, or no cache at all) are *live*; facts stored in the cache are loaded on demand
-    and kept in a small LRU. ``digests`` (owned by the index) says which content each path
-    has, so a lazily loaded row is always the right one."""
-
-    def __init__(self, cache: FactsCache | None, digests: dict[str, str], limit: int = 1024,
-                 recover: Callable[[str], FileFacts | None] | None = None) -> None:
-        self.cache = cache if cache is not None and cache.enabled else None
-        self.digests = digests
-        self.recover = recover
-        self.limit = limit
-        self._live: dict[str, FileFacts] = {}
-        self._lru: OrderedDict[str, FileFacts] = OrderedDict()
-        self._stored: set[str] = set()
-        self._flushed: threading.Event | None = None
-
-    def __contains__(self, rel: object) -> bool:
-        return rel in self._live or rel in self._stored
-
-    def __iter__(self):
-        return iter(sorted(set(self._live) | self._stored))
-
-    def __len__(self) -> int:
-        return len(set(self._live) | self._stored)
-
-    def get(self, rel: str) -> FileFacts | None:
-        facts = self._live.get(rel)
-        if facts is not None:
-            if type(facts) is not FileFacts:  # an edit state whose facts are built when needed
-                facts = self._live[rel] = facts.facts
-            return facts
-        if rel not in self._stored:
-            return None
-        facts = self._lru.get(rel)
-        if facts is not None:
-            self._lru.move_to_end(rel)
-            return facts
-        if self._flushed is not None and not self._flushed.is_set():
-            self._flushed.wait(FLUSH_WAIT_S)  # the parser processes are still writing them
-        loaded = self.cache.load(rel, self.digests.get(rel, "")) if self.cache else None
-        if not isinstance(loaded, FileFacts):
-            # a damaged or vanished row: extract the file again rather than lose it
-            loaded = self.recover(rel) if self.recover else None
-            if loaded is None:
-                return None
-        self._lru[rel] = loaded
-        if len(self._lru) > self.limit:
-            self._lru.popitem(last=False)
-        return loaded
-
-    def put_live(self, rel: str, facts) -> None:
-        """``facts``: a file's facts, or an incremental edit's state (``.facts`` builds them;
-        an edit that only moved facts is not built until something reads them)."""
-        self._live[rel] = facts
-        self._stored.discard(rel)
-        self._lru.pop(rel, None)
-
-    def mark_stored(self, rels: Iterable[str]) -> None:
-        """These files' current facts are now in the cache: memory may let them go."""
-        if self.cache is None:
-            return
-        for rel in rels:
-            if rel in self._live:
-                del self._live[rel]
-                self._stored.add(rel)
-
-    def known_stored(self, rel: str) -> None:
-        self._stored.add(rel)
-
-    def flushing(self, done: threading.Event) -> None:
-        """Stored facts are still being written to the cache until ``done`` is set."""
-        self._flushed = done
-
-    def wait_stored(self, timeout: float | None = None) -> bool:
-        """Wait until facts still on their way to the cache are in (True: none pending)."""
-        return self._flushed is None or self._flushed.wait(timeout)
-
-    def drop(self, rel: str) -> bool:
-        existed = rel in self
-        self._live.pop(rel, None)
-        self._lru.pop(rel, None)
-        self._stored.discard(rel)
-        return existed
-
-    def live(self, rel: str) -> FileFacts | None:
-        return self.get(rel) if rel in self._live else None
-
-    def holds(self, rel: str, state) -> bool:
-        """Whether the live facts of ``rel`` are those of an incremental edit ``state``."""
-        v = self._live.get(rel)
-        return v is not None and (v is state or v is state.built)
-
-
-_WALK_USERS: dict[str, "_Parsers"] = {}  # walk file -> the parser processes reading it now
-
-
-class _Parsers:
-    """The parser processes of one build and the batches sent to them. ``linking``:
-    ``(root, file listing the walk's sources, size limit)`` for linking parser processes
-    (``parsing.link_batch``), None for extracting ones (``parsing.extract_batch``)."""
-
-    def __init__(self, workers: int, linking: tuple[str, str, int] | None) -> None:
-        self.workers = workers
-        self.linking = linking
-        self.sent: dict[cf.Future, list[tuple[str, str, str]]] = {}
-        self._reading: list[tuple[str, str, str]] = []
-        self.killed = False  # kill() was called: these processes and any started later end at once
-        self.flushed: threading.Event | None = None  # flush_to's event, once it runs
-        self.stopped = False  # (extracting processes) shut down: they end after their batch
-        self.pool: cf.ProcessPoolExecutor | None = None
-        self.queue = None
-        self._procs: dict | None = None
-        if linking:
-            _WALK_USERS[linking[1]] = self
-        try:
-            self._start()
-        except OSError:  # no semaphore or pipe to be had (a full /dev/shm, limits): no processes
-            self.remove_walk_file()
-            raise
-
-    def _start(self) -> None:
-        ctx = multiprocessing.get_context("spawn")
-        self.queue = ctx.Queue() if self.linking else None
-        if self.linking:
-            self.pool = cf.ProcessPoolExecutor(self.workers, mp_context=ctx, initializer=start_linking,
-                                               initargs=(*self.linking, self.queue, os.getpid()))
-        else:
-            self.pool = cf.ProcessPoolExecutor(self.workers, mp_context=ctx, initializer=watch_parent,
-                                               initargs=(os.getpid(),))
-        # the pool forgets its processes on shutdown(wait=False) while they still run: kill()
-        # needs them, so the dict (filled as processes spawn) is kept from the start
-        self._procs = getattr(self.pool, "_processes", None)
-        self._starting = [self.pool.submit(start_worker) for _ in range(self.workers)]
-        if self.killed:  # kill() ran while these were starting (kill() reads self.pool after setting it)
-            self._kill_pool(self.pool, self._procs, self.queue)
-
-    def kill(self) -> None:
-        """End the processes now (SIGKILL), without waiting for them; no batch is sent any
-        more and a flush in progress stops, dropping the facts not stored yet. Thread-safe
-        (``WorkspaceIndex.cancel``): the build thread may be sending batches meanwhile."""
-        self.killed = True
-        self._kill_pool(self.pool, self._procs, self.queue)
-        # now, not when the build thread gets there: the process may exit first (os._exit)
-        try:
-            self.remove_walk_file()
-        except OSError:
-            pass
-
-    @staticmethod
-    def _kill_pool(pool: cf.ProcessPoolExecutor, procs: dict | None, q) -> None:
-        for proc in list((procs or {}).values()):
-            try:
-                proc.kill()
-            except Exception:  # noqa: BLE001 - already gone (exited, joined, closed)
-                pass
-        try:
-            pool.shutdown(wait=False, cancel_futures=True)
-        except Exception:  # noqa: BLE001
-            pass
-        if q is not None:
-            # the drain thread may be inside a read of a message a killed process had only
-            # partly written: with this process's copy of the pipe's write end closed too, no
-            # writer is left and that read ends (EOFError) instead of waiting for ever
-            writer = getattr(q, "_writer", None)
-            try:
-                if writer is not None:
-                    writer.close()
-            except Exception:  # noqa: BLE001
-                pass
-
-    def started(self, timeout: float = 120.0) -> bool:
-        """Whether the processes could start (load the grammars and queries)."""
-        try:
-            for fut in self._starting:
-                fut.result(timeout)
-        except Exception as exc:  # noqa: BLE001
-            log.warning("parser processes cannot start: %s", exc)
-            return False
-        return True
-
-    def add(self, rel: str, digest: str, text: str) -> None:
-        """One more file read: sent with the next full batch."""
-        self._reading.append((rel, digest, text))
-        if len(self._reading) == BATCH:
-            self.submit(self._reading)
-            self._reading = []
-
-    def add_rest(self) -> None:
-        if self._reading:
-            self.submit(self._reading)
-            self._reading = []
-
-    def submit(self, batch: list[tuple[str, str, str]]) -> None:
-        try:
-            if self.killed:
-                raise RuntimeError("the parser processes were killed")
-            if self.linking:
-                fut = self.pool.submit(link_batch, batch)
-            else:
-                fut = self.pool.submit(extract_batch, [(rel, text) for rel, _, text in batch])
-        except (cf.BrokenExecutor, RuntimeError) as exc:  # the processes are gone already
-            fut = cf.Future()
-            fut.set_exception(exc)
-        self.sent[fut] = batch
-
-    def run(self, batch: list[tuple[str, str, str]]) -> list:
-        """One batch, waited for (raises when its process fails)."""
-        self.submit(batch)
-        fut = next(reversed(self.sent))
-        try:
-            return fut.result()
-        finally:
-            del self.sent[fut]
-
-    def restart(self) -> None:
-        """New processes in place of these (a linking one's facts are dropped)."""
-        self.shutdown()
-        self.sent.clear()
-        if self.killed:
-            raise BuildCancelled()
-        self._start()
-
-    def remove_walk_file(self) -> None:
-        """Once no process of this build will start any more: when they have all exited
-        (``flush_to``; a process spawned at the start may read it only after the build has
-        ended, a small one), or were killed. Not when a later build of this process has
-        written the file again (its name is the process's) for its own processes."""
-        if self.linking and _WALK_USERS.get(self.linking[1]) is self:
-            Path(self.linking[1]).unlink(missing_ok=True)
-            _WALK_USERS.pop(self.linking[1], None)
-
-    def shutdown(self) -> None:
-        if self.linking:
-            self.flush_to(None)  # linking processes put their facts on the queue as they exit
-        else:
-            self.pool.shutdown(wait=False, cancel_futures=True)
-            self.stopped = True
-
-    @property
-    def finished(self) -> bool:
-        """Whether these processes' work is over (stopped, their facts flushed)."""
-        return self.stopped if self.flushed is None else self.flushed.is_set()
-
-    def flush_to(self, cache: FactsCache | None, then: Callable[[], None] | None = None) -> threading.Event:
-        """Stop the (linking) processes: each puts its facts on the queue as it exits, and
-        a background thread stores them in ``cache`` (None: drops them), then runs
-        ``then``. The returned event is set once that is done, or once waiting for the
-        facts has failed (facts missing from the cache are extracted again when needed)."""
-        done = self.flushed = threading.Event()
-        pool, q = self.pool, self.queue
-        assert q is not None
-
-        failed: list[bool] = []  # a store failed: the rest is read off the queue and dropped
-
-        def drain() -> None:
-            stopping = threading.Thread(target=pool.shutdown, kwargs={"cancel_futures": True},
-                                        name="specward-parsers-stop", daemon=True)
-            stopping.start()
-            deadline = time.monotonic() + FLUSH_WAIT_S
-            try:
-                while time.monotonic() < deadline and not self.killed:
-                    try:
-                        rows = q.get(timeout=0.2)
-                    except queue.Empty:
-                        if not stopping.is_alive():
-                            break  # every process has exited, so everything it put is read
-                        continue
-                    if self.killed:
-                        break  # cancelled: what is not stored yet is dropped
-                    if rows is not None and cache is not None and not failed:  # None: one process is done
-                        try:
-                            cache.store_encoded(rows)
-                        except Exception:  # noqa: BLE001 - keep draining: a process blocks on a full queue
-                            log.exception("storing the parser processes' facts failed")
-                            failed.append(True)
-                # the link results only once every fact is in (a file whose facts are missing
-                # is parsed and linked again at the next start, whatever its links say)
-                if then is not None and not self.killed and not failed:
-                    then()
-            except Exception:  # noqa: BLE001 - the cache is an optimization, never fatal
-                log.exception("storing the parser processes' facts failed")
-            finally:
-                # every process of the pool has exited (or was killed): none will read the
-                # walk any more, unless new ones took over (``restart``)
-                if self.pool is pool and (self.killed or not stopping.is_alive()):
-                    with contextlib.suppress(OSError):
-                        self.remove_walk_file()
-                done.set()
-
-        # not a daemon: a process that indexed and exits at once (`specward check`) still
-        # leaves a complete cache for the next start (kill() ends it within ~0.2 s)
-        threading.Thread(target=drain, name="specward-cache-writer").start()
-        if self.killed:  # cancelled while this started: the processes may have been spared
-            self._kill_pool(pool, self._procs, q)
-        return done
 
 
 class WorkspaceIndex:
@@ -477,9 +146,9 @@ class WorkspaceIndex:
         # what its next incremental extraction starts from (analyzers/extract/incremental.py)
         self._edit_states: OrderedDict[str, object] = OrderedDict()
         self._cancelled = threading.Event()
-        self._parser_sets: list[_Parsers] = []  # started by builds, until they and their flush end
+        self._parser_sets: list[ParserPool] = []  # started by builds, until they and their flush end
         self._parser_sets_lock = threading.Lock()
-        self._build_sets: list[_Parsers] = []  # those of the build in progress (or the last one)
+        self._build_sets: list[ParserPool] = []  # those of the build in progress (or the last one)
 
     @property
     def settings(self) -> Settings:
@@ -507,7 +176,7 @@ class WorkspaceIndex:
         if self._cancelled.is_set():
             raise BuildCancelled()
 
-    def _track(self, parsers: "_Parsers") -> "_Parsers":
+    def _track(self, parsers: "ParserPool") -> "ParserPool":
         """Parser processes a build started: ``cancel()`` kills them (and kills them now, if it
         was called while they started)."""
         with self._parser_sets_lock:
@@ -553,7 +222,7 @@ class WorkspaceIndex:
         if self.cache is None:
             self.cache = FactsCache(self.root, EXTRACTOR_VERSION, self._use_cache and self.settings.cache)
         if self.cache.writable:
-            _remove_stale_walk_files(self.cache.path.parent)
+            remove_stale_walk_files(self.cache.path.parent)
         sources, contracts = self.ws.walk()
         self._configure_resolver({rel: self.ws.read(rel).text for rel in self.ws.configs})
         total = len(sources) + len(contracts)
@@ -634,7 +303,7 @@ class WorkspaceIndex:
         self.stats["link_s"] = time.perf_counter() - t2  # what was left to link, and matching
         self.stats["build_s"] = time.perf_counter() - t0
 
-    def _extract_and_link(self, todo: list[tuple[str, str, str]], fresh: set[str], parsers: "_Parsers | None",
+    def _extract_and_link(self, todo: list[tuple[str, str, str]], fresh: set[str], parsers: "ParserPool | None",
                           progress: Callable[[int], None], t0: float) -> tuple[set[str], Linker]:
         """Extract here or in parser processes, and link here meanwhile: a file is linked as
         soon as its facts arrive; a file whose linking reads a file still being extracted
@@ -674,7 +343,7 @@ class WorkspaceIndex:
                 self.facts.mark_stored(rest)
         return building.linked, linker
 
-    def _link_in_parsers(self, todo: list[tuple[str, str, str]], parsers: "_Parsers",
+    def _link_in_parsers(self, todo: list[tuple[str, str, str]], parsers: "ParserPool",
                          progress: Callable[[int], None], t0: float) -> tuple[set[str], Linker]:
         """The parser processes extract and link; their facts reach the cache after the
         build (``_build`` starts that; ``FactsStore`` waits for them when asked sooner).
@@ -758,7 +427,7 @@ class WorkspaceIndex:
         self._dirty_links.clear()
         return rows
 
-    def _parsers(self, sources: list[str] | None = None) -> "_Parsers":
+    def _parsers(self, sources: list[str] | None = None) -> "ParserPool":
         """Parser processes, started at once: they load the grammars and compile the
         queries while this process is still reading the files. With ``sources`` (every
         source file of the walk) they link as well (``parsing.link_batch``)."""
@@ -780,9 +449,9 @@ class WorkspaceIndex:
                 linking = (str(self.ws.root), str(walk), self.settings.max_file_size)
             except OSError as exc:
                 log.warning("cannot write %s (%s): the main process links", walk, exc)
-        return _Parsers(self.workers, linking)
+        return ParserPool(self.workers, linking, BATCH)
 
-    def _start_parsers(self, sources: list[str] | None = None) -> "_Parsers | None":
+    def _start_parsers(self, sources: list[str] | None = None) -> "ParserPool | None":
         """``_parsers``, tracked for ``cancel()``; None when no process can be started at
         all (the multiprocessing primitives fail: a full ``/dev/shm``, a file-size limit):
         the files are then parsed here."""
@@ -792,7 +461,7 @@ class WorkspaceIndex:
             log.warning("parser processes cannot start (%s): the files are parsed here", exc)
             return None
 
-    def _run_batches(self, todo: list[tuple[str, str, str]], parsers: "_Parsers | None",
+    def _run_batches(self, todo: list[tuple[str, str, str]], parsers: "ParserPool | None",
                      progress: Callable[[int], None]) -> Iterable[tuple[str, object, str | None]]:
         """Extract (and with linking parser processes, link) ``todo``, yielding
         ``(rel, payload, None)`` as results come, or ``(rel, None, message)`` for a file

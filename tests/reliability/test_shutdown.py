@@ -29,7 +29,7 @@ from pathlib import Path
 import pytest
 from rsupport import scaled
 
-from specward.server import index as index_mod
+from specward.server import parser_pool
 from specward.server.index import BuildCancelled, WorkspaceIndex
 
 pytestmark = pytest.mark.skipif(not Path("/proc/self/environ").exists(), reason="needs /proc")
@@ -412,7 +412,7 @@ def test_cancel_during_the_flush_stops_it_and_leaves_a_consistent_cache(tmp_path
     for key, value in slow_env(tmp_path, mark, dumps_s=0.01).items():
         monkeypatch.setenv(key, value)
     monkeypatch.setenv("SPECWARD_TEST_FLUSH_ROWS", "50")  # facts reach the cache 50 files at a time
-    monkeypatch.setattr(index_mod, "FLUSH_WAIT_S", 600.0)
+    monkeypatch.setattr(parser_pool, "FLUSH_WAIT_S", 600.0)
     idx = WorkspaceIndex(root, workers=2)
     idx.build()
     assert idx.stats["linked_in_parsers"] == 601
