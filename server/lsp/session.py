@@ -57,6 +57,7 @@ class Session:
         self.ready = asyncio.Event()
         self.open: dict[str, str] = {}  # rel -> uri of open documents
         self.snapshots: dict[str, tuple[int | None, str]] = {}  # rel -> (version, text) last analyzed
+        self.latest: dict[str, tuple[int | None, str]] = {}  # rel -> (version, text) of the editor, last seen
         self.pending: set[str] = set()
         self.published: dict[str, tuple] = {}  # rel -> (findings key, version) of a non-empty publish
         # open documents that have not had a publish for their editor text yet: they get one
@@ -150,7 +151,15 @@ class Session:
             log.exception("publishing diagnostics for %s failed", uri)
 
     def document_changed(self, rel: str) -> None:
-        """An open document's text changed: analyze its latest text (coalesced)."""
+        """An open document's text changed: analyze its latest text (coalesced). Called on
+        the event loop, where pygls applies the edits: the (version, text) pair is taken
+        here, in one piece. Read on the index thread, an edit applied in between would pair
+        one version's text with another's number (a publish for the wrong version, found
+        by tests/reliability/test_soak.py)."""
+        uri = self.open.get(rel)
+        if uri is not None:
+            doc = self.server.workspace.get_text_document(uri)
+            self.latest[rel] = (doc.version, doc.source)
         if rel in self.pending:
             return
         self.pending.add(rel)
@@ -162,8 +171,11 @@ class Session:
         uri = self.open.get(rel)
         if uri is None:
             return []
-        doc = self.server.workspace.get_text_document(uri)
-        version, text = doc.version, doc.source
+        latest = self.latest.get(rel)
+        if latest is None:
+            doc = self.server.workspace.get_text_document(uri)
+            latest = (doc.version, doc.source)
+        version, text = latest
         self.snapshots[rel] = (version, text)
         # an open document's next versions come this way: the index keeps what lets it
         # re-extract only the statements an edit touches
@@ -187,6 +199,7 @@ class Session:
         changed: set[str] = set()
         for rel in rels:
             self.snapshots.pop(rel, None)
+            self.latest.pop(rel, None)
             changed |= self.index.update_from_disk(rel)
         self.index.persist(rels)
         return self._prepare(changed)

@@ -40,6 +40,7 @@ SOAK = "web/src/soak.ts"
 SLOTS = 24
 GOOD, BAD = "'/api/tags'", "'/api/tagz'"
 RSS_GROWTH_MB = 60  # the bound asserted on the server's resident memory over a soak
+STORM_RSS_MB = 250  # the resident high-water mark two storms may add (tracemalloc on)
 STORM_GROWTH_KB = 1.5  # and, per didChange, on what a second storm may add to the first's
 
 
@@ -259,7 +260,8 @@ async def test_edit_storm_every_publish_matches_its_version(traced_client: Langu
           f"RSS {rss[0]:.0f} -> {rss[1]:.0f} -> {rss[2]:.0f} MB, live {live[0]:.1f} -> {live[1]:.1f} -> {live[2]:.1f} MB")
     # (pygls kept every notification's future: about 3 KB a keystroke)
     assert live[2] - live[1] < n * STORM_GROWTH_KB / 1024
-    assert rss[2] - rss[0] < RSS_GROWTH_MB * 2
+    # resident memory, with tracemalloc's own cost on every allocation: the storms' high-water mark
+    assert rss[2] - rss[0] < STORM_RSS_MB
 
 
 @pytest.mark.slow

@@ -13,5 +13,6 @@ def handle(ls, params: lsp.DidCloseTextDocumentParams) -> None:
     if rel is None or session.open.pop(rel, None) is None:
         return
     session.snapshots.pop(rel, None)
+    session.latest.pop(rel, None)
     session.open_lines.pop(rel, None)
     session.disk_changed({rel})
