@@ -42,6 +42,7 @@ from .config import LoadedConfig, Settings, load_config
 from .facts_store import FactsStore
 from .parser_pool import BuildCancelled, ParserPool, remove_stale_walk_files
 from .parsing import extract_safely, failed
+from .reading import outside
 from .workspace import FileText, Workspace, digest_of
 
 log = logging.getLogger(__name__)
@@ -167,10 +168,6 @@ class WorkspaceIndex:
             sets = list(self._parser_sets)
         for parsers in sets:
             parsers.kill()
-
-    @property
-    def cancelled(self) -> bool:
-        return self._cancelled.is_set()
 
     def _check_cancelled(self) -> None:
         if self._cancelled.is_set():
@@ -437,7 +434,6 @@ class WorkspaceIndex:
             # would be written to each new process's pipe, and a process that dies before
             # reading it all (a broken environment) would block that write for ever
             walk = self.cache.path.parent / f"walk-{os.getpid()}.txt"
-            from .reading import outside  # noqa: PLC0415 - (this method's own concern)
 
             try:
                 if outside(str(self.ws.root), walk.parent.name) is not None:  # .specward links out
