@@ -168,7 +168,7 @@ import json, resource, sys, time
 from collections import Counter
 from pathlib import Path
 
-from specward.server.index import WorkspaceIndex
+from specward.server.engine.index import WorkspaceIndex
 
 
 def hwm():

@@ -34,9 +34,9 @@ from specward.analyzers.lines import LineIndex
 from specward.analyzers.matching import full_path
 from specward.analyzers.model import Finding
 
-from .index import WorkspaceIndex
-from .reading import read_data, shown
-from .workspace import find_project_root
+from .engine.index import WorkspaceIndex
+from .engine.reading import read_data, shown
+from .engine.workspace import find_project_root
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
 EXIT_ERROR = 2  # an internal error: never 1, which means findings

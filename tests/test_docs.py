@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from specward.server.config import Settings, load_config
+from specward.server.engine.config import Settings, load_config
 from specward.server.lsp.handlers.initialize import parse_options
 
 ROOT = Path(__file__).resolve().parents[1]

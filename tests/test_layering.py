@@ -44,6 +44,27 @@ def test_importing_every_analyzer_loads_no_shell_library():
     assert out.stdout.strip() == ""
 
 
+def test_engine_knows_neither_lsp_nor_cli():
+    """``server/engine/`` is shared by the command line and the language server: it imports
+    neither, nor pygls/lsprotocol (relative imports that climb out of it count too)."""
+    offenders = []
+    for path in sorted((ROOT / "server" / "engine").rglob("*.py")):
+        tree = ast.parse(path.read_text("utf-8"))
+        for node in ast.walk(tree):
+            names = []
+            if isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                if node.level >= 2:
+                    names = [f"..{node.module or ''}"]
+                elif node.module:
+                    names = [node.module] if node.level == 0 else []
+            for name in names:
+                if name.startswith(("pygls", "lsprotocol", "specward.server.lsp", "specward.server.cli", "..")):
+                    offenders.append(f"{path.relative_to(ROOT)} imports {name}")
+    assert offenders == []
+
+
 def test_only_convert_module_builds_lsp_positions():
     """UTF-16 arithmetic and lsprotocol Range/Position construction live in lsp/convert.py."""
     offenders = []

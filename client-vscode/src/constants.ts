@@ -40,7 +40,7 @@ export const CONTRACT_PATTERNS = [DSL_GLOB, ...OPENAPI_GLOBS] as const;
 export const DETECT_GLOBS = [CONFIG_GLOB, ...CONTRACT_PATTERNS, PYPROJECT] as const;
 
 /**
- * Folders the server always skips (`DEFAULT_EXCLUDE` in server/config.py; a unit test
+ * Folders the server always skips (`DEFAULT_EXCLUDE` in server/engine/config.py; a unit test
  * compares the two). A contract or a specward.toml inside one does not count.
  */
 export const SKIPPED_FOLDERS = [

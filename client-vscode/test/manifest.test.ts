@@ -106,10 +106,10 @@ describe('package.json', () => {
     }
   });
 
-  it('skips the folders the server skips (server/config.py DEFAULT_EXCLUDE)', () => {
-    const config = fs.readFileSync(path.join(ROOT, '..', 'server', 'config.py'), 'utf8');
+  it('skips the folders the server skips (server/engine/config.py DEFAULT_EXCLUDE)', () => {
+    const config = fs.readFileSync(path.join(ROOT, '..', 'server', 'engine', 'config.py'), 'utf8');
     const tuple = /^DEFAULT_EXCLUDE = \(([^)]*)\)/m.exec(config);
-    assert.ok(tuple, 'no DEFAULT_EXCLUDE = (...) in server/config.py');
+    assert.ok(tuple, 'no DEFAULT_EXCLUDE = (...) in server/engine/config.py');
     const server = [...tuple[1].matchAll(/"([^"]+)"/g)].map((m) => m[1]);
     assert.deepEqual([...SKIPPED_FOLDERS].sort(), server.sort());
   });

@@ -107,7 +107,7 @@ class SpecwardServer(LanguageServer):
 
 
 def create_server() -> SpecwardServer:
-    from .features import register
+    from .registration import register
 
     server = SpecwardServer()
     register(server)

@@ -32,9 +32,9 @@ from lsprotocol import types as lsp
 
 from specward.analyzers.lines import LineIndex
 
-from ..index import BuildCancelled, WorkspaceIndex
-from ..reading import read_data
-from ..watcher import DiskWatcher
+from ..engine.index import BuildCancelled, WorkspaceIndex
+from ..engine.reading import read_data
+from ..engine.watcher import DiskWatcher
 from . import convert
 
 if TYPE_CHECKING:

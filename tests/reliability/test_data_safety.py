@@ -40,7 +40,7 @@ RUN_TIMEOUT_S = 120.0  # a run that takes longer has stopped (they take ~2 s)
 HOOK = """
 import os, signal, sys
 if os.environ.get("SPECWARD_TEST_WRITES") and '--multiprocessing-fork' not in sys.argv:
-    from specward.server import cache as _cache
+    from specward.server.engine import cache as _cache
     _log = os.environ["SPECWARD_TEST_WRITES"]
     _kill = os.environ.get("SPECWARD_TEST_KILL_AT", "")
     _kill_write, _kill_row = map(int, _kill.split(":")) if _kill else (0, 0)
@@ -351,7 +351,7 @@ def test_a_read_only_workspace_is_indexed_and_left_untouched(ws: Path, tmp_path:
             view.rmdir()
             method, target, prefix = "no capabilities (setpriv), no write bits", ws, NO_CAPABILITIES
             if not shutil.which("setpriv") or subprocess.run(
-                    [*prefix, sys.executable, "-c", "import specward.server.index"], capture_output=True).returncode:
+                    [*prefix, sys.executable, "-c", "import specward.server.engine.index"], capture_output=True).returncode:
                 pytest.skip("cannot mount here, nor drop root's capabilities")
             _write_bits(ws, False)
         record_property("read_only_method", method)
@@ -433,7 +433,7 @@ def test_caches_opened_together_on_a_new_file_lose_nothing(tmp_path: Path):
     is dropped for being busy, and every row written is there."""
     import threading
 
-    from specward.server.cache import FactsCache
+    from specward.server.engine.cache import FactsCache
 
     rounds, openers = scaled(40, 12), 6
     lost = []
@@ -471,7 +471,7 @@ class Keep(logging.Handler):
         records.append(record.getMessage())
 logging.getLogger().addHandler(Keep())
 logging.getLogger().setLevel(logging.INFO)
-from specward.server.index import WorkspaceIndex
+from specward.server.engine.index import WorkspaceIndex
 idx = WorkspaceIndex(Path(sys.argv[1]), workers=1)
 idx.build()
 kept = len(idx.facts._live)

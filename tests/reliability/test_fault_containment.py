@@ -104,7 +104,7 @@ FUZZ = textwrap.dedent("""
     from pathlib import Path
     from specward.analyzers.extract import extract, extract_edited
     from specward.analyzers.model import FileFacts
-    from specward.server.parsing import extract_safely
+    from specward.server.engine.parsing import extract_safely
 
     rng = random.Random(int(sys.argv[1]))
     rounds = int(sys.argv[2])

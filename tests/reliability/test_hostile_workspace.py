@@ -25,11 +25,11 @@ import pytest
 from rsupport import scaled
 
 from specward.server import cli
-from specward.server.config import Settings
-from specward.server.index import WorkspaceIndex
-from specward.server.reading import read_file
-from specward.server.watcher import DiskWatcher
-from specward.server.workspace import Workspace
+from specward.server.engine.config import Settings
+from specward.server.engine.index import WorkspaceIndex
+from specward.server.engine.reading import read_file
+from specward.server.engine.watcher import DiskWatcher
+from specward.server.engine.workspace import Workspace
 
 MANY = scaled(100_000, 5_000)  # files in one folder
 DEEP = scaled(6_000, 1_500)  # nested folders: past Python's recursion limit either way
@@ -427,7 +427,7 @@ def test_file_links_out_of_the_workspace_are_refused_by_every_reader(tmp_path: P
     assert w.read("web/src/inside.ts").text == "fetch('/api/secret');\n"
 
     from specward.analyzers.resolve import ResolverConfig
-    from specward.server.parsing import _Linking
+    from specward.server.engine.parsing import _Linking
 
     linking = _Linking(str(ws), ["web/src/leak.ts", "web/src/app.ts"], 1_000_000, None, ResolverConfig.build({}))
     assert linking.lookup("web/src/leak.ts") is None
@@ -520,7 +520,7 @@ def test_a_crash_of_check_exits_2_with_one_line(tmp_path: Path, capsys, monkeypa
 
 
 def test_a_configuration_linked_from_outside_is_not_read(tmp_path: Path):
-    from specward.server.config import load_config
+    from specward.server.engine.config import load_config
 
     (tmp_path / "ws").mkdir()
     (tmp_path / "shared.toml").write_text("max_depth = 3\n")

@@ -72,7 +72,7 @@ def test_the_server_ends_when_its_parent_process_dies(start, workspace):
 
 SLOW_BUILD = '''
 import time
-from specward.server import index
+from specward.server.engine import index
 
 def build(self, progress=None):
     time.sleep(120)
@@ -118,7 +118,7 @@ def test_repeated_initialized_notifications_index_once(start, workspace):
 
 
 FAILING_BUILD = '''
-from specward.server import index
+from specward.server.engine import index
 
 _rematch = index.WorkspaceIndex._rematch
 calls = []

@@ -29,8 +29,8 @@ from pathlib import Path
 import pytest
 from rsupport import scaled
 
-from specward.server import parser_pool
-from specward.server.index import BuildCancelled, WorkspaceIndex
+from specward.server.engine import parser_pool
+from specward.server.engine.index import BuildCancelled, WorkspaceIndex
 
 pytestmark = pytest.mark.skipif(not Path("/proc/self/environ").exists(), reason="needs /proc")
 
@@ -46,7 +46,7 @@ STOP_AFTER_S = (1.6, 2.5)  # into the build
 SLOW_HOOK = """
 import os, sys, time
 if '--multiprocessing-fork' in sys.argv:
-    import specward.server.parsing as parsing
+    import specward.server.engine.parsing as parsing
     from specward.analyzers import serial
     _parse, _dumps = parsing.parse_source, serial.dumps
     parse_s = float(os.environ.get("SPECWARD_TEST_SLOW_PARSE_S", "0"))

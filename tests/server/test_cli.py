@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from specward.server.index import WorkspaceIndex
+from specward.server.engine.index import WorkspaceIndex
 
 from conftest import copy_example
 

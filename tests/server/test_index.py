@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from specward.server import index as index_mod
-from specward.server.index import WorkspaceIndex
+from specward.server.engine import index as index_mod
+from specward.server.engine.index import WorkspaceIndex
 
 from conftest import copy_example
 
@@ -339,7 +339,7 @@ def test_warm_start_reuses_matches_only_against_the_same_contracts(ws: Path):
 # (a batch's files are parsed before any is extracted: both steps abort on the file)
 CRASHING = """
 import os
-import specward.server.parsing as parsing
+import specward.server.engine.parsing as parsing
 _extract, _parse = parsing.extract_safely, parsing.parse_source
 def extract_safely(rel, text, tree=None):
     if rel.endswith("crash.ts"):
@@ -409,7 +409,7 @@ def test_parser_processes_that_cannot_start_leave_the_files_to_the_index(ws: Pat
 BUILD_FOR_EVER = """
 import sys
 from pathlib import Path
-from specward.server.index import WorkspaceIndex
+from specward.server.engine.index import WorkspaceIndex
 idx = WorkspaceIndex(Path(sys.argv[1]), use_cache=sys.argv[2] == "cache", workers=2)
 idx.build()
 """

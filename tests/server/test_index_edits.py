@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from specward.server.index import WorkspaceIndex
+from specward.server.engine.index import WorkspaceIndex
 
 CONTRACT = """openapi: 3.0.3
 info: {title: Shop, version: '1'}
@@ -227,7 +227,7 @@ def test_python_documents_are_extracted_in_full_and_get_no_edit_state(tmp_path: 
 
 
 def test_only_the_last_edited_documents_keep_their_trees(tmp_path: Path, monkeypatch):
-    from specward.server import index as index_mod
+    from specward.server.engine import index as index_mod
 
     monkeypatch.setattr(index_mod, "EDIT_STATES", 2)
     files = dict(FILES)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from specward.server.index import WorkspaceIndex
+from specward.server.engine.index import WorkspaceIndex
 
 CONTRACT = ("openapi: 3.0.3\ninfo: {title: t, version: '1'}\npaths:\n"
             "  /api/items: {get: {responses: {'200': {description: ok}}}}\n")

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from specward.server.watcher import DiskWatcher
+from specward.server.engine.watcher import DiskWatcher
 
 
 async def _changes_seen(root: Path, target: Path, polling: bool, timeout: float) -> set[str]:

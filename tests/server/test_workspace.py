@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from specward.server.config import Settings, load_config
-from specward.server.index import WorkspaceIndex
-from specward.server.workspace import Workspace, find_project_root, looks_like_contract
+from specward.server.engine.config import Settings, load_config
+from specward.server.engine.index import WorkspaceIndex
+from specward.server.engine.workspace import Workspace, find_project_root, looks_like_contract
 
 OPENAPI_YAML = """openapi: 3.0.3
 info:

@@ -9,7 +9,7 @@ from lsprotocol import types as lsp
 
 from specward.analyzers.matching import endpoint_id
 
-from .. import features_ide as f
+from .. import lookups as f
 
 
 def _lenses(session, params: lsp.CodeLensParams) -> list[lsp.CodeLens] | None:

@@ -10,7 +10,7 @@ from specward.analyzers import ide
 from specward.analyzers.model import Span
 
 from .. import convert
-from .. import features_ide as f
+from .. import lookups as f
 
 
 MAX_ITEMS = 50

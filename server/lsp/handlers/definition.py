@@ -9,7 +9,7 @@ from lsprotocol import types as lsp
 
 from specward.analyzers.matching import full_path
 
-from .. import features_ide as f
+from .. import lookups as f
 
 
 def _definition(session, params: lsp.DefinitionParams) -> list[lsp.Location] | None:

@@ -10,7 +10,7 @@ from specward.analyzers import ide
 from specward.analyzers.matching import endpoint_id
 
 from .. import convert
-from .. import features_ide as f
+from .. import lookups as f
 
 
 def _hover(session, params: lsp.HoverParams) -> lsp.Hover | None:

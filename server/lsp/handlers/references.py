@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from lsprotocol import types as lsp
 
-from .. import features_ide as f
+from .. import lookups as f
 
 
 def _references(session, params: lsp.ReferenceParams) -> list[lsp.Location] | None:
