@@ -25,6 +25,12 @@ CODES: dict[str, Code] = {
         Code("contract-invalid", "error", "Contract file that is not valid"),
         Code("config-invalid", "error", "specward configuration that is not valid"),
         Code("file-skipped", "information", "File that specward did not analyze"),
+        Code("phantom-import", "error", "Import of a module that cannot be resolved"),
+        Code("missing-export", "error", "Import of a name the module does not export"),
+        Code("undeclared-dependency", "warning", "Import of a third-party package the project does not declare"),
+        Code("hallucinated-package", "error", "Import of a package that no registry knows"),
+        Code("repeated-hallucination", "warning", "Import that repeats a mistake recorded in the fix-history ledger"),
+        Code("ledger-invalid", "warning", "Fix-history ledger line that cannot be read"),
     )
 }
 

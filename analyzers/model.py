@@ -282,12 +282,25 @@ class ClientDef:
 class Import:
     """``module`` as written (``./config``, ``axios``, ``.config``, ``app.api``); ``name`` is
     the imported export (``default`` for a default import, ``*`` for a namespace import or a
-    Python ``import x``); ``local`` is the local binding."""
+    Python ``import x``, ``""`` for an import only for its effect: ``import './app.css'``);
+    ``local`` is the local binding (``""`` when there is none).
+
+    ``kind`` says how the module is named: ``static`` (an import statement, Python's
+    ``import``/``from``), ``type`` (``import type``, a ``type`` specifier: erased, checked
+    all the same), ``require`` (``require('x')``), ``dynamic`` (``import('x')``), ``glob``
+    (``import.meta.glob('./pages/*.ts')``: ``module`` is the pattern). ``guarded``: Python
+    inside ``try:`` with an ``except ImportError``/``ModuleNotFoundError``, or under ``if
+    TYPE_CHECKING:``; JS/TS inside a ``try`` block (the code expects it may fail).
+    ``module_span`` is the specifier as written (the string, or Python's dotted name),
+    where a diagnostic about the module goes; ``span`` is the imported name's."""
 
     module: str
     name: str
     local: str
     span: Span
+    kind: str = "static"
+    guarded: bool = False
+    module_span: Span | None = None
 
 
 @dataclass(frozen=True)
@@ -367,6 +380,17 @@ class FileFacts:
     routes: tuple[Route, ...] = ()
     problems: tuple[Finding, ...] = ()
     classes: tuple[ClassDef, ...] = ()
+    # what the import checks need beyond imports/exports/definitions:
+    # - open_exports: the module's exports cannot be known statically (CommonJS built at run
+    #   time, ``module.exports = make()``, a Python module-level ``__getattr__``): any name
+    #   imported from it is trusted;
+    # - declared_modules: ``declare module 'x' { ... }`` names in TypeScript (ambient modules:
+    #   an import of one of them resolves to this file);
+    # - all_names: a Python module's literal ``__all__`` (None when it has none or it is not
+    #   a literal list/tuple of strings).
+    open_exports: bool = False
+    declared_modules: tuple[str, ...] = ()
+    all_names: tuple[str, ...] | None = None
 
 
 # --------------------------------------------------------------------------- contracts
