@@ -12,7 +12,7 @@ from .contracts.common import normalize_path
 from .contracts.positions import MapNode, parse_json, parse_yaml
 from .http import HttpCall
 from .matching import CallStatus, EndpointTable, full_path
-from .model import ContractFacts, Endpoint, Model, Span
+from .model import ContractFacts, Endpoint, Finding, Model, Span
 
 _PARAM = re.compile(r"\{([^{}/]*)\}")
 
@@ -247,6 +247,17 @@ def imported_name_at(line: bytes, column: int) -> str | None:
 
 def hover_model(m: Model) -> str:
     return f"**{m.name}**\n\n" + "\n".join(f"- `{n}`: {t}" for n, t in m.fields)
+
+
+def hover_finding(finding: Finding) -> str | None:
+    """The card of an import a finding is about, when the finding has a history (a
+    ``repeated-hallucination``: the fix-history ledger's records of the same mistake);
+    None otherwise (the diagnostic says it all)."""
+    if not dict(finding.data).get("history"):
+        return None
+    from .ledger import hover_text
+
+    return hover_text(finding)
 
 
 # ---------------------------------------------------------------------------- completion

@@ -289,10 +289,24 @@ class Import:
     ``import``/``from``), ``type`` (``import type``, a ``type`` specifier: erased, checked
     all the same), ``require`` (``require('x')``), ``dynamic`` (``import('x')``), ``glob``
     (``import.meta.glob('./pages/*.ts')``: ``module`` is the pattern). ``guarded``: Python
-    inside ``try:`` with an ``except ImportError``/``ModuleNotFoundError``, or under ``if
-    TYPE_CHECKING:``; JS/TS inside a ``try`` block (the code expects it may fail).
-    ``module_span`` is the specifier as written (the string, or Python's dotted name),
-    where a diagnostic about the module goes; ``span`` is the imported name's."""
+    inside ``try:`` with an ``except ImportError``/``ModuleNotFoundError``/``Exception`` (or
+    a bare ``except:``), or under ``if TYPE_CHECKING:``; JS/TS inside a ``try`` block (the
+    code expects it may fail).
+
+    ``module_span`` is the specifier's text without its quotes, in every language (JS/TS:
+    the string's content, ``./config`` in ``'./config'``; Python: the dotted name as written,
+    ``..models``, the dots of ``from . import x``): where a diagnostic about the module goes
+    and what a quick fix replaces. ``span`` is the imported name's (``b as c``); where
+    there is none (an import for its effect, an unbound ``require()``, ``import()``, a glob,
+    ``export * from``) the string literal's, quotes included.
+
+    JS/TS specifics: ``const m = require('x')`` and TypeScript's ``import m = require('x')``
+    are ``name="default"`` (what ``module.exports`` holds); ``const {a, b: c} =
+    require('x')`` gives ``a`` and ``b``; a ``require('x')`` bound to nothing is ``name=""``
+    as a statement of its own and ``"*"`` inside an expression; ``import('x')`` and globs are
+    ``"*"``. A re-export (``export {a as b} from './m'``, ``export * from``, ``export * as ns
+    from``, ``export type {T} from``: kind ``type``) is also an import of ``module``, with
+    ``local=""``. Only literal specifiers count (a template without substitutions is one)."""
 
     module: str
     name: str

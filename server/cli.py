@@ -34,6 +34,7 @@ from specward.analyzers.lines import LineIndex
 from specward.analyzers.matching import full_path
 from specward.analyzers.model import Finding
 
+from . import ledger_cli
 from .engine.index import WorkspaceIndex
 from .engine.reading import read_data, shown
 from .engine.workspace import find_project_root
@@ -92,6 +93,10 @@ def _parser() -> argparse.ArgumentParser:
                        help="warn instead of failing (exit 2) when no contract is found")
         c.add_argument("--format", choices=("text", "json"), default=default)
         c.add_argument("--no-cache", action="store_true", help="do not read or write .specward/cache.sqlite")
+        c.add_argument("--registry-check", action="store_true",
+                       help="ask the npm registry / PyPI whether packages that are neither declared nor installed "
+                            "exist at all (sends only their names; docs/registry-check.md)")
+    ledger_cli.add_subparser(sub)
     return p
 
 
@@ -124,6 +129,8 @@ def main(argv: list[str] | None = None) -> int:
             pass
     logging.basicConfig(level=logging.WARNING, format="specward: %(message)s", stream=sys.stderr)
     try:
+        if args.command == "ledger":
+            return ledger_cli.run(args)
         return _run(args)
     except Exception as exc:  # noqa: BLE001 - one line and exit 2, never a traceback and 1
         log.debug("internal error", exc_info=True)
@@ -168,7 +175,14 @@ def _run(args: argparse.Namespace) -> int:
         named = [c.as_posix() for c in contracts] if contracts else None
         index = WorkspaceIndex(project.root, contract_globs=named, use_cache=not args.no_cache)
         _started.append(index)
+        if getattr(args, "registry_check", False):
+            from .engine.registry import RegistryCheck
+
+            index.registry = RegistryCheck.from_environment(project.root, persist=not args.no_cache)
         index.build()
+        if index.registry is not None:
+            index.all_findings()  # which names the findings wait for
+            index.ask_registry()
         runs.append(_Run(project, index, set(index.ws.contract_files) if contracts else set()))
     out = _Output(cwd)
     _report_skipped(runs, out)

@@ -66,8 +66,33 @@ def blocks(page: Path) -> list[Block]:
 
 
 def run_check(args: list[str], cwd: Path) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "specward.server", *args], cwd=cwd, capture_output=True,
-                          text=True, timeout=120)
+    if "--registry-check" not in args:
+        return subprocess.run([sys.executable, "-m", "specward.server", *args], cwd=cwd, capture_output=True,
+                              text=True, timeout=120)
+    # a page showing the registry check runs against a local stand-in registry that knows
+    # no package at all (a test never reaches the real npm registry or PyPI)
+    import os
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    class Unknown(BaseHTTPRequestHandler):
+        def do_GET(self):
+            self.send_response(404)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+        def log_message(self, *a):
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Unknown)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    url = f"http://127.0.0.1:{server.server_address[1]}"
+    env = {**os.environ, "SPECWARD_NPM_REGISTRY": url, "SPECWARD_PYPI_URL": url}
+    try:
+        return subprocess.run([sys.executable, "-m", "specward.server", *args], cwd=cwd, capture_output=True,
+                              text=True, timeout=120, env=env)
+    finally:
+        server.shutdown()
 
 
 # ---------------------------------------------------------------- diagnostics pages

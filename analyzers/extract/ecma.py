@@ -5,7 +5,11 @@
 and ``queries/ecma-top.scm`` plus ``queries/ecma-top-javascript.scm`` or
 ``queries/ecma-top-typescript.scm`` limited to the children of ``program``
 (``set_max_start_depth(1)``: imports, exports, definitions, classes, enums, Angular clients),
-which costs almost nothing. ``queries/ecma-members.scm`` (object-literal members) runs only on
+which costs almost nothing. The patterns of ``queries/ecma-loading.scm`` (``require()``,
+``import()``, ``import.meta.glob()``, ``try`` blocks, CommonJS exports anywhere) are added to
+the deep query (compiled once both ways) only when the text names ``require``, ``exports``,
+``import.meta`` or has an ``import(``: their predicates would otherwise be evaluated on
+calls and member assignments of every file. ``queries/ecma-members.scm`` (object-literal members) runs only on
 the subtrees of module-level object literals (constants, ``export default {...}``,
 ``module.exports = {...}``). Matches are dispatched by pattern index (kinds computed once per
 compiled query). The Python side only dispatches matches and evaluates expression nodes into
@@ -35,6 +39,21 @@ Decisions the brief left open (see also the tests):
 * ``module.exports = { a, b: c }`` exports ``default`` plus ``a`` and ``b`` (local ``c``); the
   object is also an object-literal root named ``default`` (constants ``default.X``, functions
   ``default.f``), like ``export default { ... }``.
+* Imports (see ``model.Import``): ``const m = require('x')`` keeps ``name="default"``
+  (existing tests and the linker read it so; for CommonJS it is ``module.exports``, and the
+  import checks do not judge a required ``default``). ``require()`` is found anywhere,
+  ``guarded`` inside a ``try`` block; re-exports are also imports (``local=""``).
+* Exports: ``export const {a, b: c} = o`` / ``[x, y] = a`` export the bound names;
+  ``export declare ...``, ``export namespace N`` / ``export module N``, overload signatures
+  and ``export import A = N.x`` export their names; ``export = x`` is ``Export("=", "x")``;
+  ``export as namespace X`` (a UMD global) is ``Export("X", "*")``. Names declared inside
+  ``declare module 'x' { ... }`` are not the file's exports; the module names are
+  ``FileFacts.declared_modules`` (wildcards as written).
+* ``open_exports``: ``module.exports = <not an object literal>``, a CommonJS export
+  assignment that is not a module-level statement (inside a function, a condition, chained),
+  ``exports[...] = ``, ``Object.assign(module.exports | exports, ...)``,
+  ``Object.defineProperty(exports, 'x', ...)`` (``__esModule`` aside) and a statement
+  ``__exportStar(..., exports)``.
 """
 
 from __future__ import annotations
@@ -298,6 +317,12 @@ _KINDS = (
     "definition.enum",
     "import.source",
     "require.source",
+    "dynamic.source",
+    "glob.source",
+    "guard",
+    "commonjs.any",
+    "exports.open",
+    "declared.module",
     "class",
     "commonjs",
     "client",
@@ -341,7 +366,8 @@ _QUERIES: dict[str, tuple] = {}
 
 
 def _queries(grammar: str) -> tuple:
-    """((query, pattern kinds, module-level?) in dispatch order, members query) per grammar."""
+    """((query, pattern kinds, module-level?) in dispatch order, members query, the same
+    steps with ecma-loading.scm's patterns in the deep query) per grammar."""
     qs = _QUERIES.get(grammar)
     if qs is None:
         extra = "ecma-top-javascript.scm" if grammar == "javascript" else "ecma-top-typescript.scm"
@@ -349,8 +375,22 @@ def _queries(grammar: str) -> tuple:
         for name, top in (("ecma-deep.scm", False), ("ecma-top.scm", True), (extra, True)):
             q = languages.query(grammar, name)
             steps.append((q, _pattern_kinds(q), top))
-        qs = _QUERIES[grammar] = (tuple(steps), languages.query(grammar, "ecma-members.scm"))
+        # the deep query with ecma-loading.scm's patterns added (one traversal either way)
+        both = Query(languages.grammar(grammar),
+                     languages.query_source("ecma-deep.scm") + "\n" + languages.query_source("ecma-loading.scm"))
+        qs = _QUERIES[grammar] = (tuple(steps), languages.query(grammar, "ecma-members.scm"),
+                                  ((both, _pattern_kinds(both), False), *steps[1:]))
     return qs
+
+
+
+
+def _loads(src: bytes) -> bool:
+    """Whether the text may have a fact of ecma-loading.scm (a require() call, import(),
+    import.meta.glob(), a CommonJS export); text without one skips that query. (Five
+    substring searches cost a third of one regular expression with the alternatives.)"""
+    return (b"require" in src or b"exports" in src or b"import(" in src or b"import.meta" in src
+            or b"import (" in src)
 
 
 _NAMES = re.compile(r"[A-Za-z_$][\w$]*")
@@ -404,6 +444,9 @@ class EcmaCollector:
         self.calls: list[CallSite] = []
         self.routes: list[Route] = []
         self.classes: list[ClassDef] = []
+        # (position, name) of `declare module 'x'`; (position,) of what makes the exports open
+        self.declared: list[tuple[int, str]] = []
+        self.opened: list[tuple[int]] = []
         self.failures: list[str] = []  # internal errors: what was collected before is kept
 
     def failed(self, exc: BaseException) -> None:
@@ -432,6 +475,8 @@ class EcmaCollector:
             calls=by_span(self.calls),
             routes=by_span(self.routes),
             classes=by_span(self.classes),
+            open_exports=bool(self.opened),
+            declared_modules=tuple(dict.fromkeys(n for _, n in sorted(self.declared))),
             problems=tuple(Finding("file-skipped", "information", m, path, Span(0, 0)) for m in self.failures),
         )
 
@@ -523,6 +568,22 @@ class _Program:
         else:
             raw = raw.strip("'\"")
         return unescape(raw)
+
+    def specifier(self, n: Node) -> tuple[str, Span] | None:
+        """A module specifier's value and the span of its content (quotes excluded); None for
+        a template with substitutions (not a literal)."""
+        s, e = n.start_byte, n.end_byte
+        src = self.src
+        if n.type == "template_string":
+            for ch in n.named_children:
+                if ch.type == "template_substitution":
+                    return None
+        if e - s >= 2 and src[e - 1] == src[s]:
+            e -= 1
+        s += 1
+        if e < s:
+            e = s
+        return unescape(src[s:e].decode("utf-8", "replace")), Span(self.base + s, self.base + e)
 
     def key_text(self, n: Node) -> str | None:
         t = n.type
@@ -1188,6 +1249,10 @@ class _Program:
         calls: list[dict] = []
         servers = self.servers
         enums: list[dict] = []
+        requires: list[dict] = []  # require() calls (and TypeScript's `import x = require()`)
+        loads: list[tuple[str, Node]] = []  # import('m') / import.meta.glob('p'): (kind, specifier)
+        guards: list[Node] = []  # try blocks
+        cjs_any: list[Node] = []  # CommonJS export assignments anywhere
         definitions = out.definitions
         assigned = self.assigned
 
@@ -1199,7 +1264,8 @@ class _Program:
 
         # ---- dispatch the matches: deep query first, then the module-level ones (the order
         # decides which name a function node keeps and the order of equal-span facts)
-        for q, kinds, top, pi, c in _dispatched(qs[0], targets, self.nodes is None):
+        steps = qs[2] if _loads(src) else qs[0]
+        for q, kinds, top, pi, c in _dispatched(steps, targets, self.nodes is None):
             k = kinds[pi] or _kind(c)
             if log is not None:  # any capture is inside the statement the match belongs to
                 at[0] = next(iter(c.values()))[0].start_byte
@@ -1263,7 +1329,22 @@ class _Program:
                 if fn.id not in names:
                     names[fn.id] = ("default", fn, fn)
             elif k == "require.source":
-                self.on_require(c)
+                requires.append(c)
+            elif k == "dynamic.source":
+                loads.append(("dynamic", c["dynamic.source"][0]))
+            elif k == "glob.source":
+                loads.append(("glob", c["glob.source"][0]))
+            elif k == "guard":
+                guards.append(c["guard"][0])
+            elif k == "commonjs.any":
+                cjs_any.append(c["commonjs.any"][0])
+            elif k == "exports.open":
+                out.opened.append((base + c["exports.open"][0].start_byte,))
+            elif k == "declared.module":
+                n = c["declared.module"][0]
+                got = self.specifier(n)
+                if got is not None:
+                    out.declared.append((base + n.start_byte, got[0]))
             elif k == "commonjs":
                 commonjs.append(c)
             elif k == "client":
@@ -1291,6 +1372,15 @@ class _Program:
                 if not is_const:
                     for name in _NAMES.findall(text(pat)):
                         log.append((pat.start_byte, "let", name))
+
+        # ---- module loading outside import statements (a try block guards it)
+        if requires or loads:
+            self.on_loads(requires, loads, [(g.start_byte, g.end_byte) for g in guards])
+        if cjs_any:  # CommonJS exports assigned where the module-level patterns do not see them
+            top = {c["commonjs"][0].id for c in commonjs}
+            for n in cjs_any:
+                if n.id not in top:
+                    out.opened.append((base + n.start_byte,))
 
         if self.context is not None:  # only some statements were dispatched: the file's tables
             modules, all_assigned, all_servers = self.context
@@ -1488,15 +1578,20 @@ class _Program:
     # ------------------------------------------------------------------ handlers
 
     def on_import(self, c: dict) -> None:
-        module = self.string_value(c["import.source"][0])
+        source = c["import.source"][0]
+        got = self.specifier(source)
+        if got is None:
+            return
+        module, mspan = got
         out = self.out.imports
+        kind = "type" if "import.type" in c else "static"
         if "import.default" in c:
             n = c["import.default"][0]
-            out.append(Import(module, "default", self.text(n), self.span(n)))
+            out.append(Import(module, "default", self.text(n), self.span(n), kind, False, mspan))
             self.import_modules[self.text(n)] = module
         elif "import.namespace" in c:
             n = c["import.namespace"][0]
-            out.append(Import(module, "*", self.text(n), self.span(n)))
+            out.append(Import(module, "*", self.text(n), self.span(n), kind, False, mspan))
             self.import_modules[self.text(n)] = module
         elif "import.name" in c:
             n = c["import.name"][0]
@@ -1504,23 +1599,58 @@ class _Program:
             alias = c.get("import.alias")
             local = self.text(alias[0]) if alias else name
             end = alias[0] if alias else n
-            out.append(Import(module, name, local, Span(self.base + n.start_byte, self.base + end.end_byte)))
+            out.append(Import(module, name, local, Span(self.base + n.start_byte, self.base + end.end_byte), kind,
+                              False, mspan))
             self.import_modules[local] = module
+        else:  # only for its effect: `import './app.css'`
+            out.append(Import(module, "", "", self.span(source), kind, False, mspan))
 
-    def on_require(self, c: dict) -> None:
-        module = self.string_value(c["require.source"][0])
+    def on_loads(self, requires: list[dict], loads: list[tuple[str, Node]], guards: list[tuple[int, int]]) -> None:
+        """``require()`` calls (bound, destructured, alone or used as a value: each call once),
+        ``import()`` and ``import.meta.glob()``, guarded when inside a try block."""
         out = self.out.imports
-        if "require.local" in c:
-            n = c["require.local"][0]
-            out.append(Import(module, "default", self.text(n), self.span(n)))
-            self.import_modules[self.text(n)] = module
-        elif "require.name" in c:
-            n = c["require.name"][0]
-            name = self.key_text(n) or self.text(n)
-            alias = c.get("require.alias")
-            local = self.text(alias[0]) if alias else name
-            end = alias[0] if alias else n
-            out.append(Import(module, name, local, Span(self.base + n.start_byte, self.base + end.end_byte)))
+
+        def guarded(pos: int) -> bool:
+            for s, e in guards:
+                if s <= pos < e:
+                    return True
+            return False
+
+        claimed: set[int] = set()  # calls a more specific pattern described
+        for c in requires:
+            if "require.local" in c or "require.name" in c or "require.effect" in c:
+                claimed.add(c["require.call"][0].id)
+        for c in requires:
+            call = c["require.call"][0]
+            bound = "require.local" in c or "require.name" in c
+            if not bound and "require.effect" not in c and call.id in claimed:
+                continue
+            got = self.specifier(c["require.source"][0])
+            if got is None:
+                continue
+            module, mspan = got
+            g = bool(guards) and guarded(call.start_byte)
+            if "require.local" in c:
+                n = c["require.local"][0]
+                out.append(Import(module, "default", self.text(n), self.span(n), "require", g, mspan))
+                self.at[0] = n.start_byte
+                self.import_modules[self.text(n)] = module
+            elif "require.name" in c:
+                n = c["require.name"][0]
+                name = self.key_text(n) or self.text(n)
+                alias = c.get("require.alias")
+                local = self.text(alias[0]) if alias else name
+                end = alias[0] if alias else n
+                out.append(Import(module, name, local, Span(self.base + n.start_byte, self.base + end.end_byte),
+                                  "require", g, mspan))
+            else:  # not bound: for its effect (a statement of its own) or used as a value
+                name = "" if "require.effect" in c else "*"
+                out.append(Import(module, name, "", self.span(c["require.source"][0]), "require", g, mspan))
+        for kind, n in loads:
+            got = self.specifier(n)
+            if got is not None:
+                out.append(Import(got[0], "*", "", self.span(n), kind, bool(guards) and guarded(n.start_byte),
+                                  got[1]))
 
     def on_export(self, c: dict, names: dict) -> None:
         out = self.out.exports
@@ -1531,6 +1661,9 @@ class _Program:
             if _has_default(stmt):
                 out.append(Export("default", text(n), span(n)))
             else:
+                out.append(Export(text(n), text(n), span(n)))
+        elif "export.pattern" in c:  # export const {a, b: c} = o / [x, y] = a
+            for n in _bound_names(c["export.pattern"][0], []):
                 out.append(Export(text(n), text(n), span(n)))
         elif "export.value" in c:
             v = c["export.value"][0]
@@ -1545,20 +1678,39 @@ class _Program:
             name = self.key_text(n) or text(n)
             exported = (self.key_text(alias[0]) or text(alias[0])) if alias else name
             module = self.string_value(src[0]) if src else None
-            out.append(Export(exported, name, span(c["export.specifier"][0]), module))
+            sp = span(c["export.specifier"][0])
+            out.append(Export(exported, name, sp, module))
+            if src:  # a re-export imports the name too
+                self.reexport(src[0], name, sp, "type" if "export.type" in c else "static")
         elif "export.star" in c:
             src = c["export.star"][0]
             out.append(Export("*", "*", span(src), self.string_value(src)))
+            self.reexport(src, "*", span(src), "static")
         elif "export.namespace" in c:
             n = c["export.namespace"][0]
             src = c["export.source"][0]
             out.append(Export(text(n), "*", span(n), self.string_value(src)))
+            self.reexport(src, "*", span(n), "static")
+        elif "export.assign" in c:  # export = x (TypeScript's CommonJS export)
+            v = c["export.assign"][0]
+            inner = _unwrap(v)
+            out.append(Export("=", text(inner) if inner.type == "identifier" else "=", span(v)))
+        elif "export.global" in c:  # export as namespace X (the module is also the global X)
+            n = c["export.global"][0]
+            out.append(Export(text(n), "*", span(n)))
+
+    def reexport(self, source: Node, name: str, span: Span, kind: str) -> None:
+        got = self.specifier(source)
+        if got is not None:
+            self.out.imports.append(Import(got[0], name, "", span, kind, False, got[1]))
 
     def on_commonjs(self, c: dict) -> None:
         out = self.out.exports
         stmt = c["commonjs"][0]
         if "commonjs.default" in c:
             v = _unwrap(c["commonjs.default"][0])
+            if v.type != "object":  # `module.exports = make()`: what it exports is not known
+                self.out.opened.append((self.base + stmt.start_byte,))
             if v.type == "identifier":
                 out.append(Export("default", self.text(v), self.span(stmt)))
                 return
@@ -2052,6 +2204,28 @@ def _has_default(stmt: Node) -> bool:
         if ch.is_named and t != "decorator":
             return False
     return False
+
+
+_PATTERN_PARTS = frozenset({"object_pattern", "array_pattern", "rest_pattern"})
+
+
+def _bound_names(n: Node, out: list[Node]) -> list[Node]:
+    """The identifiers a destructuring pattern binds, in source order."""
+    t = n.type
+    if t == "identifier" or t == "shorthand_property_identifier_pattern":
+        out.append(n)
+    elif t == "pair_pattern":
+        v = n.child_by_field_name("value")
+        if v is not None:
+            _bound_names(v, out)
+    elif t == "object_assignment_pattern" or t == "assignment_pattern":
+        v = n.child_by_field_name("left")
+        if v is not None:
+            _bound_names(v, out)
+    elif t in _PATTERN_PARTS:
+        for ch in n.named_children:
+            _bound_names(ch, out)
+    return out
 
 
 def _descendant_idents(n: Node) -> list[Node]:

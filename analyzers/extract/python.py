@@ -16,7 +16,18 @@ Decisions the model leaves open:
 * ``import a.b`` binds ``Import("a.b", "*", "a.b")`` (the local is the dotted path as
   callees spell it); ``from m import *`` is ``Import("m", "*", "*")``. Imports are
   collected wherever they appear (also inside functions and ``try`` blocks).
-  An import's span is the span of its element (``a.b``, ``x as y``, ``*``).
+  An import's span is the span of its element (``a.b``, ``x as y``, ``*``); its
+  ``module_span`` the dotted module name as written (``a.b``, ``..models``, the dots of
+  ``from . import x``). ``guarded``: inside the body of a ``try:`` that has a handler for
+  ``ImportError``/``ModuleNotFoundError``/``Exception``/``BaseException`` (alone, in a tuple,
+  ``as e``) or a bare ``except:``, or under ``if TYPE_CHECKING:`` / ``if typing.TYPE_CHECKING:``
+  (the handler's own fallback imports are not guarded).
+* ``all_names``: ``__all__`` assigned a list/tuple of string literals, then extended with
+  literal ones (``+=``, ``.extend([...])``, ``.append('x')``), all as module-level
+  statements; any other binding or use (``__all__ = a.__all__ + [...]``, inside ``if`` or
+  ``try``, ``.remove``) gives None. ``open_exports``: a module-level ``def __getattr__``. Both
+  come from ``queries/python-exports.scm``, run only on text naming ``__all__`` or
+  ``__getattr__``.
 * ``Definition`` and ``ClientDef`` spans are the span of the bound name.
 * A client created in a class body (``session = requests.Session()``) is recorded as
   ``self.session`` with the class as scope, like ``self.session = ...`` in a method.
@@ -71,6 +82,7 @@ from ..model import (
 )
 
 _QUERY = "python-facts.scm"
+_EXPORTS_QUERY = "python-exports.scm"  # __all__ and __getattr__, for files that name them
 
 _CLIENT_CTORS = {
     "requests.Session": "requests",
@@ -242,6 +254,8 @@ class _Grammar:
         q = query("python", _QUERY)
         self.query = q
         self.kinds = tuple(q.pattern_settings(i).get("kind") for i in range(q.pattern_count))
+        self.exports = e = query("python", _EXPORTS_QUERY)
+        self.export_kinds = tuple(e.pattern_settings(i).get("kind") for i in range(e.pattern_count))
         calls = [q.pattern_settings(i) for i in range(q.pattern_count) if self.kinds[i] == "call"]
         if len(calls) != 1:
             raise ValueError(f"{_QUERY}: expected one pattern of kind 'call'")
@@ -720,6 +734,7 @@ class _Extractor:
         bindings: list[tuple] = []
         call_matches: list[tuple] = []
         route_matches: list[dict] = []
+        guards: list = []  # blocks whose imports are guarded
         imports = self.imports
         for idx, caps in QueryCursor(g.query).matches(self.tree.root_node):
             kind = kinds[idx]
@@ -735,21 +750,32 @@ class _Extractor:
                 item = caps["import.item"][0]
                 module = _WS.sub("", t(caps["import.module"][0]))
                 alias = caps.get("import.alias")
-                imports.append(_Import(module, "*", t(alias[0]) if alias else module, _span(item)))
+                mn = caps["import.module"][0]
+                imports.append(_Import(module, "*", t(alias[0]) if alias else module, _span(item), "static", False,
+                                       _span(mn)))
             elif kind == "from":
                 item = caps["from.item"][0]
-                module = _WS.sub("", t(caps["from.module"][0]))
+                mn = caps["from.module"][0]
+                module = _WS.sub("", t(mn))
                 if module == "__future__":
                     continue
                 name = caps.get("from.name")
                 if name is None:
-                    imports.append(_Import(module, "*", "*", _span(item)))
+                    imports.append(_Import(module, "*", "*", _span(item), "static", False, _span(mn)))
                 else:
                     n = _WS.sub("", t(name[0]))
                     alias = caps.get("from.alias")
-                    imports.append(_Import(module, n, t(alias[0]) if alias else n, _span(item)))
+                    imports.append(_Import(module, n, t(alias[0]) if alias else n, _span(item), "static", False,
+                                           _span(mn)))
             elif kind == "route":
                 route_matches.append(caps)
+            elif kind == "guard":
+                b = caps["guard"][0]
+                guards.append((b.start_byte, b.end_byte))
+
+        if guards and imports:
+            imports[:] = [_guarded(imp, guards) for imp in imports]
+        open_exports, all_names = self.own_names()
         self.build_scopes(found)
         for imp in imports:
             self.by_local.setdefault(imp.local, imp)
@@ -795,7 +821,81 @@ class _Extractor:
         calls, routes = self.calls(call_matches, route_matches, routers)
         definitions.sort(key=lambda d: d.span.start)
         return _FileFacts(self.path, "python", tuple(imports), (), tuple(definitions), tuple(functions),
-                          tuple(constants), tuple(clients), tuple(calls), tuple(routes), ())
+                          tuple(constants), tuple(clients), tuple(calls), tuple(routes), (),
+                          open_exports=open_exports, all_names=all_names)
+
+    def own_names(self) -> tuple[bool, tuple[str, ...] | None]:
+        """(whether a module-level ``__getattr__`` opens the module's names, its literal
+        ``__all__``), from ``python-exports.scm``, run only on text that names them."""
+        src = self.src
+        if b"__all__" not in src and b"__getattr__" not in src:
+            return False, None
+        q = self.g.exports
+        kinds = self.g.export_kinds
+        alls: list[dict] = []
+        top: set[int] = set()
+        opened = False
+        for idx, caps in QueryCursor(q).matches(self.tree.root_node):
+            kind = kinds[idx]
+            if kind == "all":
+                alls.append(caps)
+            elif kind == "all.top":
+                top.add(caps["all.top"][0].id)
+            elif kind == "getattr":
+                opened = True
+        return opened, (self.all_names(alls, top) if alls else None)
+
+    def all_names(self, alls: list[dict], top: set[int]) -> tuple[str, ...] | None:
+        """A literal ``__all__``: assigned a list or tuple of strings at module level, then
+        extended with literal ones (``+=``, ``.extend([...])``, ``.append('x')``); None when any
+        binding of it is not such a literal or not a module-level statement."""
+        names: list[str] | None = None
+        for caps in sorted(alls, key=lambda c: c["all"][0].start_byte):
+            stmt = caps["all"][0]
+            if stmt.id not in top:
+                return None
+            if "all.value" in caps:
+                got = self.literal_strings(caps["all.value"][0])
+                if got is None:
+                    return None
+                names = got
+                continue
+            if names is None:
+                return None
+            if "all.extend" in caps:
+                got = self.literal_strings(caps["all.extend"][0])
+            else:
+                method = self.t(caps["all.method"][0])
+                args = [a for a in caps["all.args"][0].named_children if a.type != "comment"]
+                if len(args) != 1:
+                    return None
+                if method == "extend":
+                    got = self.literal_strings(args[0])
+                elif method == "append":
+                    one = self.literal(args[0]) if args[0].type in ("string", "concatenated_string") else None
+                    got = None if one is None else [one]
+                else:
+                    return None
+            if got is None:
+                return None
+            names.extend(got)
+        return None if names is None else tuple(names)
+
+    def literal_strings(self, n) -> list[str] | None:
+        """The strings of a list or tuple literal of string literals, else None."""
+        if n.type not in ("list", "tuple"):  # `("a")` is a parenthesized string, not a tuple
+            return None
+        out: list[str] = []
+        for c in n.named_children:
+            if c.type == "comment":
+                continue
+            if c.type not in ("string", "concatenated_string"):
+                return None
+            v = self.literal(c)
+            if v is None:
+                return None
+            out.append(v)
+        return out
 
     def client_kind(self, call) -> str | None:
         fn = call.child_by_field_id(self.g.f_function)
@@ -1087,6 +1187,14 @@ class _Extractor:
                 routes.append(_Route(m, full, _span(path_node), framework))
             route_calls.add(call.id)
         return routes, route_calls
+
+
+def _guarded(imp: Import, guards: list[tuple[int, int]]) -> Import:
+    pos = imp.span.start
+    for s, e in guards:
+        if s <= pos < e:
+            return _Import(imp.module, imp.name, imp.local, imp.span, imp.kind, True, imp.module_span)
+    return imp
 
 
 def _target(imp: Import) -> str:

@@ -7,8 +7,19 @@
 ;   enum.value           its initializer
 ;   definition.enum      name of a top-level enum (a "variable" definition)
 ;   definition.class     name of a top-level abstract class
-;   export.declaration   name of an exported enum / abstract class / interface / type alias
+;   import.default / import.namespace / import.name / import.alias / import.source, and
+;   import.type          the `type` keyword of `import type ...` / `import {type a}`
+;   require.local        binding of `import x = require('m')`
+;   require.source       its module string
+;   require.call         the import_require_clause
+;   export.declaration   name of an exported enum / abstract class / interface / type alias /
+;                        namespace / `declare` declaration / overload signature / import alias
 ;   export.statement     the whole export statement
+;   export.name / export.alias / export.specifier / export.source (export clauses), and
+;   export.type          the `type` keyword of `export type {a}` / `export {type a}`
+;   export.assign        the expression of `export = x`
+;   export.global        the name of `export as namespace X` (a UMD global)
+;   declared.module      the name string of `declare module 'x'` (an ambient module)
 ;   class / class.name   an abstract class declaration and its name
 ;   method.class         name of the class declaring a method or arrow-valued field
 ;   method.name          the method / field name
@@ -45,7 +56,60 @@
     (abstract_class_declaration name: (_) @export.declaration)
     (interface_declaration name: (_) @export.declaration)
     (type_alias_declaration name: (_) @export.declaration)
+    (internal_module name: (_) @export.declaration)
+    (module name: (identifier) @export.declaration)
+    (function_signature name: (_) @export.declaration)
+    (import_alias . (identifier) @export.declaration)
+    (ambient_declaration
+      [
+        (function_signature name: (_) @export.declaration)
+        (lexical_declaration (variable_declarator name: (identifier) @export.declaration))
+        (variable_declaration (variable_declarator name: (identifier) @export.declaration))
+        (class_declaration name: (_) @export.declaration)
+        (abstract_class_declaration name: (_) @export.declaration)
+        (enum_declaration name: (_) @export.declaration)
+        (interface_declaration name: (_) @export.declaration)
+        (type_alias_declaration name: (_) @export.declaration)
+        (internal_module name: (_) @export.declaration)
+        (module name: (identifier) @export.declaration)
+      ])
   ]) @export.statement
+
+(export_statement "=" . (_) @export.assign)
+
+(export_statement "as" "namespace" (identifier) @export.global)
+
+; ---------------------------------------------------------------- ambient modules
+(ambient_declaration (module name: (string) @declared.module))
+
+; ---------------------------------------------------------------- imports and export clauses
+; names and aliases are `_` (any node): `default` in `{ default as x }` / `{ x as default }` is an
+; anonymous node in the JavaScript grammar
+(import_statement
+  "type"? @import.type
+  (import_clause (identifier) @import.default)
+  source: (string) @import.source)
+
+(import_statement
+  "type"? @import.type
+  (import_clause (namespace_import (identifier) @import.namespace))
+  source: (string) @import.source)
+
+(import_statement
+  "type"? @import.type
+  (import_clause
+    (named_imports
+      (import_specifier "type"? @import.type name: _ @import.name alias: _? @import.alias)))
+  source: (string) @import.source)
+
+(import_statement
+  (import_require_clause (identifier) @require.local source: (string) @require.source) @require.call)
+
+(export_statement
+  "type"? @export.type
+  (export_clause
+    (export_specifier "type"? @export.type name: _ @export.name alias: _? @export.alias) @export.specifier)
+  source: (string)? @export.source)
 
 ; ---------------------------------------------------------------- classes
 [

@@ -9,21 +9,24 @@
 ;   import.namespace     local name of a namespace import      (import * as ns from 'm')
 ;   import.name          imported name of a named import       (import {a as b} from 'm')
 ;   import.alias         local alias of a named import, if any
-;   import.source        module string of an import
-;   require.local        binding of `const x = require('m')`
-;   require.name         key destructured from require         (const {a, b: c} = require('m'))
-;   require.alias        local binding of a renamed key (c above)
-;   require.source       module string of require(...)
+;   import.type          the `type` keyword of `import type ...` / `import {type a}` (TS)
+;   import.source        module string of an import (alone: `import './app.css'`)
+;   (the patterns of import clauses are in ecma-top-javascript.scm / ecma-top-typescript.scm,
+;   TypeScript's with `type`; require() is found anywhere by ecma-loading.scm)
 ;   export.declaration   name of an exported declaration       (export const X / function f / class C)
+;   export.pattern       a destructuring pattern exported      (export const {a, b: c} = o / [x, y] = a)
 ;   export.statement     the whole export statement (checked for the `default` keyword)
 ;   export.value         expression of `export default <expression>`
 ;   export.name          name in an export clause              (export { a as b })
 ;   export.alias         alias in an export clause
+;   export.type          the `type` keyword of `export type {a}` / `export {type a}` (TS)
 ;   export.specifier     one export_specifier (its span)
 ;   export.source        module string of a re-export          (export {a} from './m', export * as ns from './m')
+;   (export clauses are matched in ecma-top-javascript.scm / ecma-top-typescript.scm)
 ;   export.star          module string of `export * from './m'`
 ;   export.namespace     name of `export * as ns from './m'`
-;   commonjs             a CommonJS export assignment (its span)
+;   commonjs             a CommonJS export assignment (its span; ecma-loading.scm's commonjs.any
+;                        captures the same node, and every other one makes the exports open)
 ;   commonjs.default     right-hand side of `module.exports = x`
 ;   commonjs.name        property of `module.exports.foo = x` / `exports.foo = x`
 ;   commonjs.value       right-hand side of the two above
@@ -42,44 +45,8 @@
 ;   server.factory       the factory callee
 
 ; ---------------------------------------------------------------- imports
-(import_statement
-  (import_clause (identifier) @import.default)
-  source: (string) @import.source)
-
-(import_statement
-  (import_clause (namespace_import (identifier) @import.namespace))
-  source: (string) @import.source)
-
-(import_statement
-  (import_clause
-    (named_imports
-      (import_specifier name: (_) @import.name alias: (_)? @import.alias)))
-  source: (string) @import.source)
-
-(_
-  (variable_declarator
-    name: (identifier) @require.local
-    value: (call_expression
-      function: (identifier) @_require
-      arguments: (arguments . (string) @require.source .)))
-  (#eq? @_require "require"))
-
-(_
-  (variable_declarator
-    name: (object_pattern (shorthand_property_identifier_pattern) @require.name)
-    value: (call_expression
-      function: (identifier) @_require
-      arguments: (arguments . (string) @require.source .)))
-  (#eq? @_require "require"))
-
-(_
-  (variable_declarator
-    name: (object_pattern
-      (pair_pattern key: (_) @require.name value: (identifier) @require.alias))
-    value: (call_expression
-      function: (identifier) @_require
-      arguments: (arguments . (string) @require.source .)))
-  (#eq? @_require "require"))
+; an import only for its effect: the source is the statement's first named child
+(import_statement . source: (string) @import.source)
 
 ; ---------------------------------------------------------------- exports
 (export_statement
@@ -91,12 +58,13 @@
     (class_declaration name: (_) @export.declaration)
   ]) @export.statement
 
-(export_statement value: (_) @export.value) @export.statement
-
 (export_statement
-  (export_clause
-    (export_specifier name: (_) @export.name alias: (_)? @export.alias) @export.specifier)
-  source: (string)? @export.source)
+  declaration: [
+    (lexical_declaration (variable_declarator name: [(object_pattern) (array_pattern)] @export.pattern))
+    (variable_declaration (variable_declarator name: [(object_pattern) (array_pattern)] @export.pattern))
+  ]) @export.statement
+
+(export_statement value: (_) @export.value) @export.statement
 
 (export_statement "*" source: (string) @export.star)
 

@@ -18,6 +18,10 @@
 ;   from.module       m (dotted_name or relative_import: `.`, `..x`)
 ;   from.name         the imported name (absent for `*`)
 ;   from.alias        the `as` name, when present
+;   guard             a block whose imports are guarded: the body of a `try:` with a handler
+;                     for ImportError / ModuleNotFoundError / Exception / BaseException (also
+;                     in a tuple, with `as e`) or a bare `except:`; the block of `if
+;                     TYPE_CHECKING:` / `if typing.TYPE_CHECKING:`
 ;   assign            an assignment to a plain name (annotated or not; `x = y = v` is two)
 ;   assign.name       the target identifier
 ;   assign.value      the right-hand side
@@ -78,6 +82,24 @@
    module_name: (_) @from.module
    (wildcard_import) @from.item)
  (#set! kind "from"))
+
+; ---------------------------------------------------------------- guarded imports
+((try_statement body: (block) @guard (except_clause !value)) (#set! kind "guard"))
+
+((try_statement
+   body: (block) @guard
+   (except_clause value: [(identifier) @_error
+                          (tuple (identifier) @_error)
+                          (as_pattern (identifier) @_error)
+                          (as_pattern (tuple (identifier) @_error))]))
+ (#any-of? @_error "ImportError" "ModuleNotFoundError" "Exception" "BaseException")
+ (#set! kind "guard"))
+
+((if_statement
+   condition: [(identifier) @_flag (attribute attribute: (identifier) @_flag)]
+   consequence: (block) @guard)
+ (#eq? @_flag "TYPE_CHECKING")
+ (#set! kind "guard"))
 
 ; ---------------------------------------------------------------- bindings
 ((assignment

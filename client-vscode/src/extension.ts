@@ -314,7 +314,12 @@ async function start(serverCwd: string): Promise<void> {
     return;
   }
 
-  const { options, problems } = toInitializationOptions({ contracts: cfg.get('contracts'), severity: cfg.get('severity') });
+  const { options, problems } = toInitializationOptions({
+    contracts: cfg.get('contracts'),
+    severity: cfg.get('severity'),
+    registryCheck: cfg.inspect('registryCheck')?.globalValue,
+    trusted: vscode.workspace.isTrusted,
+  });
   problems.forEach(log);
   log(`starting ${resolution.description}`);
   log(`initializationOptions: ${JSON.stringify(options)}`);

@@ -1,7 +1,7 @@
 // The editor settings the server needs, as `initializationOptions`.
 //
-// Pure: no `vscode` import. Only `specward.contracts` and `specward.severity` are sent:
-// never a path to an executable, never anything secret.
+// Pure: no `vscode` import. Only `specward.contracts`, `specward.severity` and
+// `specward.registryCheck` are sent: never a path to an executable, never anything secret.
 
 export const SEVERITIES = ['error', 'warning', 'information', 'hint', 'off'] as const;
 export type Severity = (typeof SEVERITIES)[number];
@@ -12,11 +12,17 @@ export interface InitializationOptions {
   contracts?: string[];
   /** Diagnostic code → severity. */
   severity?: Record<string, Severity>;
+  /** Ask the npm registry / PyPI about packages neither declared nor installed. */
+  registryCheck?: boolean;
 }
 
 export interface RawSettings {
   contracts?: unknown;
   severity?: unknown;
+  /** The user-level value only (a workspace cannot turn the network on). */
+  registryCheck?: unknown;
+  /** Whether the workspace is trusted: the registry check is never on in an untrusted one. */
+  trusted?: boolean;
 }
 
 export interface Converted {
@@ -71,6 +77,16 @@ export function toInitializationOptions(raw: RawSettings): Converted {
     }
   }
 
+  if (raw.registryCheck !== undefined && raw.registryCheck !== null) {
+    if (typeof raw.registryCheck !== 'boolean') {
+      problems.push('specward.registryCheck must be true or false; ignored.');
+    } else if (raw.registryCheck && raw.trusted === false) {
+      problems.push('specward.registryCheck is off in an untrusted workspace.');
+    } else if (raw.registryCheck) {
+      options.registryCheck = true;
+    }
+  }
+
   return { options, problems };
 }
 
@@ -80,4 +96,5 @@ export const RESTART_SETTINGS = [
   'specward.pythonPath',
   'specward.contracts',
   'specward.severity',
+  'specward.registryCheck',
 ];

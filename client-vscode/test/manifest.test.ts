@@ -30,10 +30,12 @@ describe('package.json', () => {
     }
   });
 
-  it('restricts, in untrusted workspaces, every setting that names a program', () => {
+  it('restricts, in untrusted workspaces, every setting that names a program or reaches the network', () => {
     const executables = Object.keys(props).filter((k) => /Path$/.test(k));
     assert.deepEqual(executables.sort(), ['specward.pythonPath', 'specward.serverPath']);
-    assert.deepEqual([...pkg.capabilities.untrustedWorkspaces.restrictedConfigurations].sort(), executables.sort());
+    assert.deepEqual([...pkg.capabilities.untrustedWorkspaces.restrictedConfigurations].sort(),
+      [...executables, 'specward.registryCheck'].sort());
+    assert.equal(props['specward.registryCheck'].scope, 'application');
     assert.equal(pkg.capabilities.untrustedWorkspaces.supported, 'limited');
     for (const k of executables) {
       assert.equal(props[k].scope, 'machine', k);
@@ -46,7 +48,8 @@ describe('package.json', () => {
       assert.ok('default' in p, `${k} has no default`);
     }
     assert.deepEqual(Object.keys(props).sort(), [
-      'specward.contracts', 'specward.pythonPath', 'specward.serverPath', 'specward.severity', 'specward.trace.server',
+      'specward.contracts', 'specward.pythonPath', 'specward.registryCheck', 'specward.serverPath', 'specward.severity',
+      'specward.trace.server',
     ]);
   });
 

@@ -16,6 +16,16 @@ describe('settings → initializationOptions', () => {
     assert.deepEqual(problems, []);
   });
 
+  it('sends the registry check only from user settings in a trusted workspace', () => {
+    assert.deepEqual(toInitializationOptions({ registryCheck: true, trusted: true }).options, { registryCheck: true });
+    const untrusted = toInitializationOptions({ registryCheck: true, trusted: false });
+    assert.deepEqual(untrusted.options, {});
+    assert.deepEqual(untrusted.problems, ['specward.registryCheck is off in an untrusted workspace.']);
+    assert.deepEqual(toInitializationOptions({ registryCheck: false, trusted: true }).options, {});
+    assert.deepEqual(toInitializationOptions({ registryCheck: 'yes', trusted: true }).problems,
+      ['specward.registryCheck must be true or false; ignored.']);
+  });
+
   it('sends nothing for the defaults, so the server keeps discovery and its own configuration', () => {
     assert.deepEqual(toInitializationOptions({ contracts: [], severity: {} }), { options: {}, problems: [] });
     assert.deepEqual(toInitializationOptions({}), { options: {}, problems: [] });
@@ -59,6 +69,6 @@ describe('settings → initializationOptions', () => {
 
   it('restarts the server for every setting read only at start', () => {
     assert.deepEqual([...RESTART_SETTINGS].sort(),
-      ['specward.contracts', 'specward.pythonPath', 'specward.serverPath', 'specward.severity']);
+      ['specward.contracts', 'specward.pythonPath', 'specward.registryCheck', 'specward.serverPath', 'specward.severity']);
   });
 });

@@ -98,6 +98,8 @@ class FactsCache:
         ignore = self.path.parent / ".gitignore"
         try:
             if not ignore.exists():
+                # everything, itself included: a workspace without a fix-history ledger
+                # keeps nothing of .specward/ (writing the ledger opens it up for the ledger)
                 ignore.write_text("*\n")
         except OSError as exc:  # the cache itself may still work (or fail below, and say so)
             log.debug("cannot write %s: %s", ignore, exc)

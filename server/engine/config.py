@@ -69,6 +69,12 @@ class Settings(BaseModel):
     cache: bool = True
     case_sensitive: bool = Field(default=False, description="The backend routes with case (Starlette, "
                                  "FastAPI): a call matching a path only when case is ignored is a phantom.")
+    repeat_error_count: int = Field(default=0, ge=0, description="A repeated-hallucination is an error once the "
+                                    "ledger has recorded it this many times (0: always a warning).")
+    python: str | None = Field(default=None, description="The project's Python interpreter (its environment "
+                               "tells the import checks what is installed); default: .venv, venv, VIRTUAL_ENV.")
+    import_names: dict[str, str] = Field(default_factory=dict, description="Python import name -> the "
+                                         "distribution that provides it, for names installed metadata does not map.")
 
     @field_validator("severity")
     @classmethod

@@ -29,6 +29,9 @@ from pathlib import Path
 from typing import Callable, Iterable
 
 from specward.analyzers import serial
+from specward.analyzers.analyses import AnalysisInput, Context, analyze
+from specward.analyzers.registry_rule import (hallucinated_package_findings, missing_from_findings, names_to_ask,
+                                              replace_import_findings)
 from specward.analyzers.contracts import parse_contract
 from specward.analyzers.extract import EXTRACTOR_VERSION, extract_edited
 from specward.analyzers.extract.incremental import edited_incrementally
@@ -43,6 +46,7 @@ from .facts_store import FactsStore
 from .parser_pool import BuildCancelled, ParserPool, remove_stale_walk_files
 from .parsing import extract_safely, failed
 from .reading import outside
+from .inputs import ambient_modules, analysis_input, inputs_key, is_input_file
 from .workspace import FileText, Workspace, digest_of
 
 log = logging.getLogger(__name__)
@@ -77,6 +81,30 @@ class _NotYetExtracted(Exception):
     def __init__(self, path: str) -> None:
         super().__init__(path)
         self.path = path
+
+
+def _moved_findings(found: tuple[Finding, ...], rel: str, where) -> tuple[Finding, ...] | None:
+    """Findings of ``rel`` placed where an edit moved them (their spans, and the edits of
+    their quick fixes in this file); None when one cannot be placed."""
+    out = []
+    for f in found:
+        span = where(f.span)
+        if span is None:
+            return None
+        data = f.data
+        fixes = dict(data).get("fixes")
+        if fixes:
+            moved = []
+            for title, file, start, end, text in fixes:
+                if file == rel:
+                    at = where(Span(start, end))
+                    if at is None:
+                        return None
+                    start, end = at.start, at.end
+                moved.append((title, file, start, end, text))
+            data = tuple((k, tuple(moved)) if k == "fixes" else (k, v) for k, v in data)
+        out.append(f if span == f.span and data is f.data else replace(f, span=span, data=data))
+    return tuple(out)
 
 
 class _Building:
@@ -122,6 +150,16 @@ class WorkspaceIndex:
         self.facts = FactsStore(None, self.digests)
         self.problems: dict[str, tuple[Finding, ...]] = {}
         self.routes: dict[str, tuple[Route, ...]] = {}  # backend route declarations per file
+        # the findings of the registered one-file analyses (analyzers/analyses.py) per file,
+        # their edges merged into ``deps``; what reading their inputs found (a ledger line)
+        self.analysis_findings: dict[str, tuple[Finding, ...]] = {}
+        self.analysis_input = AnalysisInput()
+        self.input_problems: dict[str, tuple[Finding, ...]] = {}
+        # the opt-in registry check (server/engine/registry.py; set by the command line or the
+        # editor, never by the workspace): its cached answers turn "may be hallucinated"
+        # into hallucinated-package; the names it has no answer for yet, to be asked
+        self.registry = None
+        self.registry_wanted: dict[tuple[str, str], set[str]] = {}
         self._dirty_links: set[str] = set()
         # matched endpoints from the cache, per file, valid while the endpoint table is the same
         self._cached_matches: dict[str, tuple[str, tuple]] = {}
@@ -141,6 +179,8 @@ class WorkspaceIndex:
         self.resolver_config = ResolverConfig.build({})
         self._resolver_texts: dict[str, str] = {}
         self._links_key = LINKER_VERSION
+        self._resolver_digest = ""
+        self._sources: list[str] = []  # the source files of the last walk
         self.unused: list[Finding] = []
         self.stats: dict[str, float] = {}
         # per document edited with `update(..., incremental=True)` (the editor's open ones):
@@ -221,15 +261,17 @@ class WorkspaceIndex:
         if self.cache.writable:
             remove_stale_walk_files(self.cache.path.parent)
         sources, contracts = self.ws.walk()
+        self._sources = sources
         self._configure_resolver({rel: self.ws.read(rel).text for rel in self.ws.configs})
+        self._read_inputs()
         total = len(sources) + len(contracts)
         cached = self.cache.digests() if self.cache else {}
         self.digests.clear(), self.skipped.clear(), self.contracts.clear(), self.problems.clear()
-        self.routes.clear(), self._cached_matches.clear()
+        self.routes.clear(), self._cached_matches.clear(), self.analysis_findings.clear()
         for f in self.ws.skipped_findings():  # refused by the walk: a link out, a folder too deep
             self.problems[f.file] = (*self.problems.get(f.file, ()), f)
         self.stats["reused_matches"] = 0.0
-        for key in ("first_facts_s", "linked_in_parsers", "link_during_extract_s", "parser_processes"):
+        for key in ("first_facts_s", "linked_in_parsers", "link_during_extract_s", "parser_processes", "analyze_s"):
             self.stats.pop(key, None)
         self.calls.clear(), self.deps.clear(), self.rdeps.clear(), self.statuses.clear(), self.used.clear()
         self.facts = FactsStore(self.cache, self.digests, recover=self._recover)
@@ -307,7 +349,7 @@ class WorkspaceIndex:
         waits for that file (this process would otherwise idle while the parser processes
         work). Returns the files linked, and the linker (its memo is still valid)."""
         building = _Building(fresh)
-        linker = Linker(building.lookup(self.facts.get), self.resolver_config)
+        linker = self._linker(building.lookup(self.facts.get))
         linked = 0.0
         encoded = []
         check = self._check_cancelled
@@ -349,6 +391,10 @@ class WorkspaceIndex:
         here: list[tuple[str, FileFacts]] = []  # crashed, or parsed in this process
         in_parsers = 0
         check = self._check_cancelled
+        # the registered analyses run here, on the thin facts the processes send, once every
+        # file is in (analyzers/analyses.py; run as batches arrive, a file's analysis would
+        # stop at each import of a file still being extracted and start again later: ~4x)
+        thins: dict[str, FileFacts] = {}
         for rel, payload, crash in self._run_batches(todo, parsers, progress):
             check()
             self.stats.setdefault("first_facts_s", time.perf_counter() - t0)
@@ -362,16 +408,32 @@ class WorkspaceIndex:
                 self.facts.put_live(rel, payload)
                 continue
             else:
-                _, calls, deps, problems, routes = payload  # type: ignore[misc]
+                _, calls, deps, problems, routes, thin_facts = payload  # type: ignore[misc]
                 self.facts.known_stored(rel)
                 self._set_links(rel, calls, deps, problems, routes)
+                thins[rel] = thin_facts
                 in_parsers += 1
             linked.add(rel)
         check()
+        t = time.perf_counter()
+        ctx = Context(self.analysis_input, lambda r: thins.get(r) or self.facts.live(r), self.resolver_config)
+        for rel, thin_facts in thins.items():
+            check()
+            self._add_analysis(rel, *analyze(thin_facts, ctx))
+        self.stats["analyze_s"] = time.perf_counter() - t
         if self.cache and self.cache.store([(r, self.digests[r], f) for r, f in here]):
             self.facts.mark_stored(r for r, _ in here)
         self.stats["linked_in_parsers"] = float(in_parsers)
-        return linked, Linker(self.facts.get, self.resolver_config)
+        return linked, self._linker(self.facts.get)
+
+    def _add_analysis(self, rel: str, found: tuple[Finding, ...], edges: frozenset[str]) -> None:
+        if found:
+            self.analysis_findings[rel] = found
+        deps = self.deps.setdefault(rel, set())
+        for dep in edges - deps:
+            deps.add(dep)
+            self.rdeps.setdefault(dep, set()).add(rel)
+        self._dirty_links.add(rel)
 
     def _recover(self, rel: str) -> FileFacts | None:
         ft = self.ws.read(rel)
@@ -394,7 +456,9 @@ class WorkspaceIndex:
             if row is None or rel in fresh or any(digests.get(d) != dg for d, dg in row[0].items()):
                 relink.append(rel)
                 continue
-            deps, calls, (problems, routes, matches) = row
+            deps, calls, (problems, routes, matches, *rest) = row
+            if rest and rest[0]:
+                self.analysis_findings[rel] = rest[0]
             if matches and matches[0] == self._table_key:
                 self._cached_matches[rel] = matches
             self.calls[rel] = calls
@@ -420,7 +484,7 @@ class WorkspaceIndex:
             if rel in self.calls and rel in self.digests and self.facts.live(rel) is None:
                 rows.append((rel, {d: self.digests.get(d) for d in self.deps.get(rel, ())},
                              self.calls[rel], (self.problems.get(rel, ()), self.routes.get(rel, ()),
-                                               self._matches_of(rel))))
+                                               self._matches_of(rel), self.analysis_findings.get(rel, ()))))
         self._dirty_links.clear()
         return rows
 
@@ -577,9 +641,17 @@ class WorkspaceIndex:
         self._table_key = digest_of(ident.encode())
 
     def _link(self, paths: Iterable[str]) -> None:
-        linker = Linker(self.facts.get, self.resolver_config)
+        linker = self._linker(self.facts.get)
         for rel in paths:
             self._link_one(linker, rel)
+
+    def _linker(self, lookup: Callable[[str], FileFacts | None]) -> Linker:
+        """A linker for one batch of files, and the context the registered analyses of
+        those files share (the same lookup: during a build it waits for files still being
+        extracted, which stops analyses and linking alike)."""
+        linker = Linker(lookup, self.resolver_config)
+        linker.analysis = Context(self.analysis_input, lookup, self.resolver_config)  # type: ignore[attr-defined]
+        return linker
 
     def _link_attempt(self, linker: Linker, rel: str, building: "_Building") -> None:
         """Link ``rel`` during a build, or park it until the file it needs is extracted."""
@@ -602,11 +674,14 @@ class WorkspaceIndex:
         except Exception:  # noqa: BLE001
             log.exception("linking failed for %s", rel)
             calls, deps = [], {rel}
-        self._set_links(rel, calls, deps, facts.problems, facts.routes)
+        found, edges = analyze(facts, linker.analysis, reraise=(_NotYetExtracted,))  # type: ignore[attr-defined]
+        self._set_links(rel, calls, deps | edges, facts.problems, facts.routes, found)
 
     def _set_links(self, rel: str, calls: list[HttpCall] | None, deps: set[str],
-                   problems: tuple[Finding, ...], routes: tuple[Route, ...]) -> None:
-        """Record one file's link results (``calls`` None: the file has no facts)."""
+                   problems: tuple[Finding, ...], routes: tuple[Route, ...],
+                   analysis: tuple[Finding, ...] = ()) -> None:
+        """Record one file's link results (``calls`` None: the file has no facts), with
+        the findings of the registered analyses."""
         for dep in self.deps.pop(rel, ()):
             s = self.rdeps.get(dep)
             if s is not None:
@@ -615,7 +690,12 @@ class WorkspaceIndex:
             self.calls.pop(rel, None)
             self.problems.pop(rel, None)
             self.routes.pop(rel, None)
+            self.analysis_findings.pop(rel, None)
             return
+        if analysis:
+            self.analysis_findings[rel] = analysis
+        else:
+            self.analysis_findings.pop(rel, None)
         self.calls[rel] = calls
         self.deps[rel] = deps
         self._dirty_links.add(rel)
@@ -703,8 +783,13 @@ class WorkspaceIndex:
             affected: set[str] = set()
             if self._resolves_with(rel):
                 affected = self._update_resolver(rel, text)
+            if is_input_file(rel) or (rel.endswith(".d.ts") and self._ambient_changed(rel, text)):
+                affected |= self.reload_inputs()
             if self.ws.is_excluded(rel):
                 return set()
+            if rel in self.rdeps and not self.ws.is_source(rel) and not self.ws.is_contract(rel, text) \
+                    and rel not in self.contracts:
+                return affected | self._other_file_changed(rel)
             # a contract that no longer looks like one (an edit removed its openapi key)
             # stays a contract, and is reported, rather than vanishing silently
             if self.ws.is_contract(rel, text) or rel in self.contracts:
@@ -830,6 +915,9 @@ class WorkspaceIndex:
             if None in spans:
                 return False
             moved[id(table)] = tuple(replace(x, span=sp) for x, sp in zip(items, spans))
+        moved_analysis = _moved_findings(self.analysis_findings.get(rel, ()), rel, where)
+        if moved_analysis is None:
+            return False
         self.calls[rel] = new_calls
         if rel in self.statuses:
             self.statuses[rel] = new_statuses
@@ -837,6 +925,8 @@ class WorkspaceIndex:
             if moved[id(table)]:
                 table[rel] = moved[id(table)]
         self._dirty_links.add(rel)
+        if self.analysis_findings.get(rel):
+            self.analysis_findings[rel] = moved_analysis
         self.stats["moved_links"] = self.stats.get("moved_links", 0.0) + 1
         return True
 
@@ -869,6 +959,8 @@ class WorkspaceIndex:
         """All findings of one file, with configured severities applied."""
         with self.lock:
             out: list[Finding] = list(self.problems.get(rel, ()))
+            out.extend(self._with_registry(rel, self.analysis_findings.get(rel, ())))
+            out.extend(self.input_problems.get(rel, ()))
             for st in self.statuses.get(rel, ()):
                 if st.finding is not None:
                     out.append(st.finding)
@@ -879,6 +971,35 @@ class WorkspaceIndex:
             if self.config.source is not None and rel == self.config.source.relative_to(self.root).as_posix():
                 out.extend(self.config.problems)
             return self._apply_severity(out)
+
+    def _with_registry(self, rel: str, found: tuple[Finding, ...]) -> tuple[Finding, ...] | list[Finding]:
+        """``found`` with the registry's answers, when the registry check is on: a package
+        that is neither declared nor installed and that the registry does not know is a
+        ``hallucinated-package``; names without an answer yet go to ``registry_wanted``."""
+        if self.registry is None or not found:
+            return found
+        facts = self.facts.get(rel)
+        missing = missing_from_findings(facts, found) if facts is not None else []
+        if not missing:
+            return found
+        names = getattr(self.analysis_input.environment, "import_names", None)
+        for pair in names_to_ask(missing, names):
+            if self.registry.known(*pair) is None:
+                self.registry_wanted.setdefault(pair, set()).add(rel)
+        extra = hallucinated_package_findings(rel, missing, self.registry.known, names)
+        return replace_import_findings(found, extra) if extra else found
+
+    def ask_registry(self) -> set[str]:
+        """Ask the registry about the names findings are waiting for (blocking: network);
+        returns the files whose findings may have changed."""
+        if self.registry is None:
+            return set()
+        with self.lock:
+            wanted, self.registry_wanted = self.registry_wanted, {}
+        if not wanted:
+            return set()
+        self.registry.ask_many(list(wanted))
+        return set().union(*wanted.values())
 
     def _apply_severity(self, findings: list[Finding]) -> list[Finding]:
         overrides = {**self.settings.severity, **self._severity}
@@ -893,7 +1014,8 @@ class WorkspaceIndex:
     def finding_paths(self) -> set[str]:
         """Every file that may have findings (the others have none)."""
         with self.lock:
-            paths = set(self.statuses) | set(self.contracts) | set(self.problems)
+            paths = (set(self.statuses) | set(self.contracts) | set(self.problems) | set(self.analysis_findings)
+                     | set(self.input_problems))
             if self.config.source is not None and self.config.problems:
                 paths.add(self.config.source.relative_to(self.root).as_posix())
             return paths
@@ -922,7 +1044,8 @@ class WorkspaceIndex:
             return [st for p in sorted(self.statuses) for st in self.statuses[p]]
 
     def tracked(self, rel: str) -> bool:
-        return rel in CONFIG_FILES or self.ws.wanted(rel) or self._resolves_with(rel)
+        return (rel in CONFIG_FILES or self.ws.wanted(rel) or self._resolves_with(rel) or is_input_file(rel)
+                or rel in self.rdeps)
 
     # ================================================================== module resolution
     def _resolves_with(self, rel: str) -> bool:
@@ -947,7 +1070,47 @@ class WorkspaceIndex:
         self.resolver_config = ResolverConfig.build(found, read)
         self._resolver_texts = {**found, **extra}
         digest = digest_of(json.dumps(sorted(self._resolver_texts.items())).encode("utf-8", "surrogatepass"))
-        self._links_key = f"{LINKER_VERSION}-{digest}"
+        self._resolver_digest = digest
+        self._links_key = f"{LINKER_VERSION}-{digest}-{inputs_key(self.analysis_input)}"
+
+    def _ambient_changed(self, rel: str, text: str | None) -> bool:
+        env = self.analysis_input.environment
+        declared = getattr(env, "declared_modules", {}) or {}
+        before = sorted(m for m, r in declared.items() if r == rel)
+        return before != sorted(set(ambient_modules(text or "")))
+
+    def _other_file_changed(self, rel: str) -> set[str]:
+        """A file that is not a source (a stylesheet, an image) appeared or went away, and
+        some file's analyses asked for it: those are judged again."""
+        files = set(self.analysis_input.files)
+        if (self.root / rel).exists():
+            files.add(rel)
+        else:
+            files.discard(rel)
+        self.analysis_input = replace(self.analysis_input, files=frozenset(files))
+        affected = set(self.rdeps.get(rel, ()))
+        self._link(affected)
+        return affected | self._rematch(affected)
+
+    def _read_inputs(self) -> None:
+        """Read what the registered analyses take besides facts (installed packages,
+        manifests, the fix-history ledgers); the link results' cache key follows them."""
+        self.analysis_input, self.input_problems = analysis_input(self.root, self.ws, self.settings, self._sources)
+        self._links_key = f"{LINKER_VERSION}-{self._resolver_digest}-{inputs_key(self.analysis_input)}"
+
+    def reload_inputs(self) -> set[str]:
+        """A manifest or a ledger changed (or was written by specward itself): when what
+        the analyses read differs, every file is judged again. Returns the paths whose
+        findings may have changed."""
+        with self.lock, _collector_paused():
+            before, problems_before = self._links_key, set(self.input_problems)
+            self._read_inputs()
+            changed = problems_before | set(self.input_problems)
+            if self._links_key == before:
+                return changed
+            everything = list(self.calls) + [r for r in self.digests if r not in self.calls]
+            self._link(everything)
+            return changed | self._rematch(everything) | set(self.contracts) | set(everything)
 
     def _update_resolver(self, rel: str, text: str | None) -> set[str]:
         """A configuration file of the resolver changed: every file is linked again."""

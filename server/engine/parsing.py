@@ -28,6 +28,7 @@ import time
 from multiprocessing import util
 
 from specward.analyzers import serial
+from specward.analyzers.analyses import thin
 from specward.analyzers.extract import extract, parse_source, warm_up
 from specward.analyzers.http import HttpCall, Linker
 from specward.analyzers.languages import language_of
@@ -108,7 +109,7 @@ class _collector_off:
 
 # ----------------------------------------------------------------------- linking processes
 
-LinkResult = tuple[str, list[HttpCall], set[str], tuple[Finding, ...], tuple[Route, ...]]
+LinkResult = tuple[str, list[HttpCall], set[str], tuple[Finding, ...], tuple[Route, ...], FileFacts]
 FLUSH_ROWS = 256  # facts rows per message on the flush queue
 
 
@@ -181,7 +182,7 @@ def start_linking(root: str, walk: str, limit: int, queue, parent: int) -> None:
 
 def link_batch(items: list[tuple[str, str, str]]) -> list[LinkResult]:
     """Linking parser-process entry point: ``(rel, digest, text)`` items (read by the main
-    process) -> ``(rel, calls, deps, problems, routes)`` per file."""
+    process) -> ``(rel, calls, deps, problems, routes, thin facts)`` per file."""
     st = _linking
     assert st is not None, "link_batch needs start_linking as the process initializer"
     todo = []
@@ -202,5 +203,8 @@ def link_batch(items: list[tuple[str, str, str]]) -> list[LinkResult]:
         except Exception:  # noqa: BLE001 - one file's linking never fails the batch
             log.exception("linking failed for %s", rel)
             calls, deps = [], {rel}
-        out.append((rel, calls, deps, facts.problems, facts.routes))
+        # what the registered analyses read of a file (analyzers/analyses.py): they run in
+        # the main process, which gets every file's thin facts (here, each process has only
+        # some files, and following every import would extract the others' files again)
+        out.append((rel, calls, deps, facts.problems, facts.routes, thin(facts)))
     return out

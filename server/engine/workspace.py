@@ -130,6 +130,7 @@ class Workspace:
         self._sniffed: dict[str, tuple[tuple[int, int], bool]] = {}
         self.missing_contracts: list[str] = []  # explicit files that did not exist at the last walk
         self.configs: list[str] = []  # the module resolver's configuration files at the last walk
+        self.others: list[str] = []  # the files that are neither sources nor contracts, at the last walk
         # what the last walk refused, with why: links out of the workspace, folders too deep
         self.skipped: dict[str, str] = {}
 
@@ -346,6 +347,7 @@ class Workspace:
         sources: list[str] = []
         contracts: list[str] = []
         configs: list[str] = []
+        others: list[str] = []
         self.skipped = dict(self.refused_contracts)
         for rel in self._walk("", str(self.root), set()):
             if is_resolver_config(rel):
@@ -354,12 +356,17 @@ class Workspace:
                 contracts.append(rel)
             elif self.is_source(rel):
                 sources.append(rel)
+            else:
+                others.append(rel)
         # explicit contract files, wherever they are (excluded folders, outside the root)
         self.missing_contracts = [key for key, path in self.contract_files.items() if not path.is_file()]
         contracts.extend(key for key in self.contract_files if key not in self.missing_contracts)
         sources = sorted(set(sources) - set(self.contract_files))
         contracts = sorted(set(contracts))
         self.configs = sorted(configs)  # what the module resolver reads (analyzers/resolve.py)
+        # every other file, by name only: what an import may name besides sources (a
+        # stylesheet, an image, JSON) and the manifests the import checks read
+        self.others = sorted(others)
         return sources, contracts
 
     def files_below(self, rel_dir: str) -> list[str]:

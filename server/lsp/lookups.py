@@ -4,11 +4,13 @@ thread (``Session.request``), reading the index without racing its writer."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from lsprotocol import types as lsp
 
 from specward.analyzers import ide
 from specward.analyzers.matching import CallStatus, endpoint_id
-from specward.analyzers.model import Endpoint, Model
+from specward.analyzers.model import Endpoint, Finding, Model
 
 from . import convert
 
@@ -64,10 +66,49 @@ def callers_of_all(index, eps) -> list[CallStatus]:
     return [seen[k] for k in sorted(seen)]
 
 
-def target(session, uri: str, pos: lsp.Position):
-    """What is under the cursor: ("call", CallStatus) | ("endpoint", Endpoint) |
-    ("path", ide.Designated: a path key and the operations under it) | ("model", Model) |
-    None, with the file's relative path."""
+# ----------------------------------------------------------------- what is under the cursor
+
+
+@dataclass(frozen=True)
+class CallTarget:
+    """An HTTP call in a source file, with its verdict."""
+
+    status: CallStatus
+
+
+@dataclass(frozen=True)
+class EndpointTarget:
+    """One operation of a contract (an OpenAPI method key, a SpecDSL endpoint's path)."""
+
+    endpoint: Endpoint
+
+
+@dataclass(frozen=True)
+class PathTarget:
+    """An OpenAPI/Swagger path key: it stands for every operation of that path."""
+
+    designated: ide.Designated
+
+
+@dataclass(frozen=True)
+class ModelTarget:
+    """A model (schema) of a contract."""
+
+    model: Model
+
+
+@dataclass(frozen=True)
+class FindingTarget:
+    """A finding of a registered analysis (an import) in a source file."""
+
+    finding: Finding
+
+
+Target = CallTarget | EndpointTarget | PathTarget | ModelTarget | FindingTarget
+
+
+def target(session, uri: str, pos: lsp.Position) -> tuple[str | None, Target | None]:
+    """What is under the cursor, with the file's relative path."""
     rel = session.rel_of_uri(uri)
     if rel is None:
         return None, None
@@ -77,13 +118,16 @@ def target(session, uri: str, pos: lsp.Position):
     if contract is not None:
         hit = ide.endpoints_at(contract, at, path_keys(session, rel, contract))
         if hit is not None:
-            return rel, (("path", hit) if hit.kind == "path" else ("endpoint", hit.endpoints[0]))
+            return rel, (PathTarget(hit) if hit.kind == "path" else EndpointTarget(hit.endpoints[0]))
         m = ide.model_at(contract, at)
         if m is not None:
-            return rel, ("model", m)
+            return rel, ModelTarget(m)
         return rel, None
     st = ide.call_at(index.statuses.get(rel, ()), at)
-    return rel, (("call", st) if st is not None else None)
+    if st is not None:
+        return rel, CallTarget(st)
+    found = next((x for x in index.analysis_findings.get(rel, ()) if x.span.start <= at <= x.span.end), None)
+    return rel, (FindingTarget(found) if found is not None else None)
 
 
 def line_of(session, rel: str, span) -> int:

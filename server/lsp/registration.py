@@ -25,6 +25,7 @@ from .handlers import (
     did_open,
     did_save,
     document_symbol,
+    execute_command,
     hover,
     initialize,
     initialized,
@@ -104,3 +105,8 @@ def register(server) -> None:
     feature(lsp.WORKSPACE_DIAGNOSTIC, diagnostic.workspace)
     feature(lsp.TEXT_DOCUMENT_CODE_ACTION, code_action.handle,
             lsp.CodeActionOptions(code_action_kinds=[lsp.CodeActionKind.QuickFix]))
+
+    @server.command(code_action.APPLY_COMMAND)
+    async def apply_fix(ls, payload: dict):
+        # a command is a request: its failure is an error reply, never the server's end
+        return await execute_command.apply_fix(ls, payload)

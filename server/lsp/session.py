@@ -53,6 +53,15 @@ class Session:
         self.index = WorkspaceIndex(self.root, contract_globs=options.get("contracts"),
                                     severity=options.get("severity"))
         self.worker = cf.ThreadPoolExecutor(max_workers=1, thread_name_prefix="specward-index")
+        # the opt-in registry check (a user/editor setting only): its network requests run on
+        # a thread of their own, never on the index thread or the event loop
+        self.registry_worker: cf.ThreadPoolExecutor | None = None
+        self._asking = False
+        if options.get("registry_check"):
+            from ..engine.registry import RegistryCheck
+
+            self.index.registry = RegistryCheck.from_environment(self.root)
+            self.registry_worker = cf.ThreadPoolExecutor(max_workers=1, thread_name_prefix="specward-registry")
         self.loop = asyncio.get_running_loop()
         self.ready = asyncio.Event()
         self.open: dict[str, str] = {}  # rel -> uri of open documents
@@ -210,6 +219,7 @@ class Session:
         if fut.cancelled() or fut.exception() is not None:
             return
         prepared = fut.result() or ()
+        self._ask_registry()
         if self.pull:
             if prepared:
                 self.server.workspace_diagnostic_refresh(None)
@@ -219,6 +229,29 @@ class Session:
                 self.server.text_document_publish_diagnostics(params)
             except Exception:  # noqa: BLE001
                 log.exception("publishing diagnostics for %s failed", params.uri)
+
+    def _ask_registry(self) -> None:
+        """When findings wait for the registry's answer about a package name: ask (on the
+        registry thread), then publish the files again with the answers."""
+        if self.registry_worker is None or self._asking or self.closing or not self.index.registry_wanted:
+            return
+        self._asking = True
+
+        def asked(fut: "cf.Future") -> None:
+            self._asking = False
+            try:
+                files = fut.result()
+            except Exception:  # noqa: BLE001 - offline, refused: the findings stay as they are
+                log.exception("asking the package registry failed")
+                return
+            if files and not self.closing:
+                self.loop.call_soon_threadsafe(
+                    lambda: self.submit(self._prepare, set(files)).add_done_callback(self._after))
+
+        try:
+            self.registry_worker.submit(self.index.ask_registry).add_done_callback(asked)
+        except RuntimeError:  # shutting down
+            self._asking = False
 
     # ------------------------------------------------------------------ publishing
     def _prepare(self, rels: set[str]) -> list[lsp.PublishDiagnosticsParams]:
@@ -377,6 +410,8 @@ class Session:
             busy = self._busy
         self.index.cancel()
         self.worker.shutdown(wait=False, cancel_futures=True)
+        if self.registry_worker is not None:  # a request in flight ends at its timeout, unwaited
+            self.registry_worker.shutdown(wait=False, cancel_futures=True)
         if self.watcher is not None:
             try:
                 self.watcher.stop()

@@ -115,7 +115,7 @@ def test_axios_verbs_config_call_and_request():
     assert cfg.get("url").expr == (Lit("/api/d"),) and cfg.get("method").expr == (Lit("put"),)
     req = f.calls[4].args[0]
     assert req.get("method").expr == (Lit("PATCH"),)
-    assert f.imports == (Import("axios", "default", "axios", f.imports[0].span),)
+    assert f.imports == (Import("axios", "default", "axios", f.imports[0].span, module_span=f.imports[0].module_span),)
 
 
 def test_axios_create_client_and_calls_through_it():
@@ -330,7 +330,7 @@ def test_concatenation_and_local_constants():
     assert [(p.callee, p.name) for p in url(b)] == [("buildUrl", "id")]
     assert url(c) == (Alt(((Lit("/a"),), (Lit("/b"),))),)
     assert [(p.callee, p.args[0].expr) for p in url(d)] == [("getUrl", (Arg(1),))]
-    assert Import("./config", "API_URL", "API_URL", f.imports[0].span) == f.imports[0]
+    assert Import("./config", "API_URL", "API_URL", f.imports[0].span, module_span=f.imports[0].module_span) == f.imports[0]
 
 
 def test_calls_without_url_evidence_are_skipped():
@@ -367,6 +367,7 @@ def test_imports_and_requires():
         ("./m", "a", "b"),
         ("./m", "c", "c"),
         ("../ns", "*", "ns"),
+        ("./side-effect", "", ""),
         ("lib", "default", "lib"),
         ("pkg/sub", "x", "x"),
         ("pkg/sub", "y", "z"),

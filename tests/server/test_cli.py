@@ -34,7 +34,7 @@ def test_check_text_output_and_exit_code(ws: Path):
     lines = out.stdout.splitlines()
     assert f"ws/web/src/features/profile.ts:10:29: {PROFILE_AVATAR}" in lines  # relative to the current folder
     assert any("error[method-mismatch] PATCH /api/users/{id}" in ln and "DELETE, GET" in ln for ln in lines)
-    assert lines[-1].startswith("5 error(s), 0 warning(s), 3 information in ")
+    assert lines[-1].startswith("7 error(s), 0 warning(s), 3 information in ")
 
 
 def test_check_json_output(ws: Path):
@@ -48,11 +48,12 @@ def test_check_json_output(ws: Path):
     avatar = next(d for d in phantom if "avatar" in d["message"])
     assert (avatar["line"], avatar["column"], avatar["end_line"], avatar["end_column"]) == (10, 29, 10, 51)
     assert avatar["severity"] == "error"
-    assert data["summary"]["errors"] == 5 and data["summary"]["phantom"] == 4
+    assert data["summary"]["errors"] == 7 and data["summary"]["phantom"] == 4
 
 
 def test_clean_workspace_exits_zero(ws: Path):
-    for f in ("web/src/features/articles.ts", "web/src/features/profile.ts", "scripts/sync_users.py"):
+    for f in ("web/src/features/articles.ts", "web/src/features/profile.ts", "web/src/features/search.ts",
+              "scripts/sync_users.py"):
         (ws / f).unlink()
     out = run("check", str(ws), cwd=ws.parent)
     assert out.returncode == 0, out.stdout
@@ -120,7 +121,7 @@ def test_calls_says_what_the_module_resolver_could_not_follow(tmp_path: Path):
 def test_calls_text_table(ws: Path):
     out = run("calls", ".", cwd=ws)
     assert out.stdout.splitlines()[0].split() == ["LOCATION", "METHOD", "URL", "STATUS", "ENDPOINT"]
-    assert "phantom" in out.stdout and out.stdout.rstrip().splitlines()[-1].startswith("15 call(s)")
+    assert "phantom" in out.stdout and out.stdout.rstrip().splitlines()[-1].startswith("16 call(s)")
 
 
 def test_usage_errors_exit_two(ws: Path):
@@ -139,11 +140,12 @@ def test_invalid_config_is_checked_with_the_defaults_then_exits_two(ws: Path):
     assert any(ln.startswith("specward.toml:1:1: error[config-invalid] invalid setting max_file_size") for ln in lines)
     assert any(ln.startswith("specward.toml:2:1: error[config-invalid] invalid setting unknown_key") for ln in lines)
     assert f"web/src/features/profile.ts:10:29: {PROFILE_AVATAR}" in lines
-    assert lines[-1].startswith("6 error(s)")
+    assert lines[-1].startswith("8 error(s)")
     assert out.stderr.splitlines()[-1] == ("specward: error: invalid configuration in specward.toml: "
                                            "checked with the defaults")
     data = json.loads(run("check", "web", "--format", "json", cwd=ws).stdout)
-    assert {d["code"] for d in data["diagnostics"]} == {"config-invalid", "phantom-api", "method-mismatch"}
+    assert {d["code"] for d in data["diagnostics"]} == {"config-invalid", "phantom-api", "method-mismatch",
+                                                            "phantom-import", "missing-export"}
 
 
 def test_broken_contract_is_an_error_on_the_right_line(ws: Path):
@@ -179,7 +181,7 @@ def test_a_cache_left_in_the_example_never_reaches_a_test(request):
             assert not (copy / ".specward").exists(), name
             idx = WorkspaceIndex(copy)
             idx.build()
-            assert idx.stats["parsed_files"] == 8 and idx.stats["cached_files"] == 0, name
+            assert idx.stats["parsed_files"] == 9 and idx.stats["cached_files"] == 0, name
             shutil.rmtree(copy)  # the next fixture copies into the same folder
     finally:
         if not left_by_the_user:
@@ -203,7 +205,7 @@ def test_a_folder_argument_is_checked_inside_its_project(ws: Path):
     assert out.returncode == 1, out.stderr
     lines = out.stdout.splitlines()
     assert f"web/src/features/profile.ts:10:29: {PROFILE_AVATAR}" in lines
-    assert lines[-1].startswith("4 error(s), 0 warning(s), 0 information in 2 file(s); 11 HTTP call(s): 7 matched, "
+    assert lines[-1].startswith("6 error(s), 0 warning(s), 0 information in 3 file(s); 12 HTTP call(s): 8 matched, "
                                 "3 phantom, 1 method mismatch, 0 unresolved; 13 endpoint(s) in 2 contract(s)")
     assert not any(ln.startswith(("scripts/", "contracts/")) for ln in lines)  # only the path given
 

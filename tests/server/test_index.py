@@ -38,7 +38,7 @@ def phantoms(idx: WorkspaceIndex, rel: str) -> list[str]:
 def test_warm_start_parses_nothing_and_finds_the_same(ws: Path):
     cold = WorkspaceIndex(ws)
     cold.build()
-    assert cold.stats["parsed_files"] == 8  # 6 client files, 2 backend files
+    assert cold.stats["parsed_files"] == 9  # 7 client files, 2 backend files
     assert (ws / ".specward" / "cache.sqlite").is_file()
     assert (ws / ".specward" / ".gitignore").read_text() == "*\n"
     warm = WorkspaceIndex(ws)
@@ -88,7 +88,7 @@ def test_cache_rows_from_another_extractor_version_are_ignored(ws: Path):
     db.close()
     idx = WorkspaceIndex(ws)
     idx.build()
-    assert idx.stats["parsed_files"] == 8
+    assert idx.stats["parsed_files"] == 9
 
 
 def test_planted_cache_row_cannot_run_code(ws: Path, tmp_path: Path):
@@ -254,7 +254,7 @@ def test_cold_cache_is_filled_by_the_parser_processes_after_the_build(ws: Path, 
     cold = WorkspaceIndex(ws, workers=2)
     cold.build()
     parsed = cold.stats["parsed_files"]
-    assert cold.stats["linked_in_parsers"] == parsed == 48  # 40 + the example's 8; not the binary file
+    assert cold.stats["linked_in_parsers"] == parsed == 49  # 40 + the example's 9; not the binary file
     assert summary(cold) == summary(seq)
     assert cold.skipped["web/src/blob.ts"] == "binary file"
     facts = cold.facts.get("web/src/gen7.ts")  # waits for the parser processes' facts
@@ -322,7 +322,7 @@ def test_warm_start_reuses_matches_only_against_the_same_contracts(ws: Path):
     assert cold.stats["reused_matches"] == 0
     warm = WorkspaceIndex(ws)
     warm.build()
-    assert warm.stats["reused_matches"] == 10  # every matched call of the example
+    assert warm.stats["reused_matches"] == 11  # every matched call of the example
     assert summary(warm) == summary(cold)
     contract = ws / "contracts/openapi.yaml"
     contract.write_text(contract.read_text().replace("  /user/profile:\n", "  /user/profile/avatar:\n    get:\n"

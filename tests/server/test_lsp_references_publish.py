@@ -133,7 +133,7 @@ async def test_the_start_up_publication_leaves_clean_unopened_files_alone(client
     await wait_for(lambda: _published(client), what="the whole workspace published")
     published = {uri.rsplit("/ws/", 1)[1] for uri in client.diagnostics}
     assert published == {"contracts/articles.dsl.json", CONTRACT, "scripts/sync_users.py",
-                         "web/src/features/articles.ts", "web/src/features/profile.ts"}
+                         "web/src/features/articles.ts", "web/src/features/profile.ts", "web/src/features/search.ts"}
     assert (root / "web/src/api/http.ts").as_uri() not in client.diagnostics
 
 

@@ -1,13 +1,18 @@
 """``textDocument/codeAction`` quick fixes: on ``phantom-api``, replace the path with each
 of the nearest declared paths, or add the endpoint to the contract (a SpecDSL entry or an
 OpenAPI path item, in the file's own indentation); on ``method-mismatch``, change the
-call's method to a declared one (verb methods, ``method:`` options, ``request("GET", ...)``).
-Every change is a ``WorkspaceEdit`` the user sees and can undo."""
+call's method to a declared one (verb methods, ``method:`` options, ``request("GET", ...)``);
+on the findings of the registered analyses (``phantom-import``, ``missing-export``,
+``undeclared-dependency``, ``repeated-hallucination``), the edits the analysis proposed
+(``Finding.data["fixes"]``). A fix of a phantom import or a missing export also records
+itself in the fix-history ledger: it is the ``specward.applyFix`` command, which applies
+the edit and then appends the record. Every change is a ``WorkspaceEdit`` the user sees and can undo."""
 
 from __future__ import annotations
 
 import re
 
+from lsprotocol import converters
 from lsprotocol import types as lsp
 
 from specward.analyzers import ide
@@ -27,6 +32,9 @@ def _actions(session, params: lsp.CodeActionParams) -> list[lsp.CodeAction]:
     statuses = session.index.statuses.get(rel, ())
     out: list[lsp.CodeAction] = []
     for diag in params.context.diagnostics:
+        if diag.source == "specward" and diag.code in ANALYSIS_FIXES:
+            out.extend(_analysis_fixes(session, rel, uri, version, lines, diag))
+            continue
         if diag.source != "specward" or diag.code not in ("phantom-api", "method-mismatch"):
             continue
         at = convert.offset_of(lines, diag.range.start, session.encoding)
@@ -57,6 +65,60 @@ def _actions(session, params: lsp.CodeActionParams) -> list[lsp.CodeAction]:
                 span = Span(base + len(text[:s].encode()), base + len(text[:e].encode()))
                 out.append(_fix(f"Change the method to {method}", uri, version, lines, span, new, diag,
                                 session.encoding, preferred=len(declared) == 1))
+    return out
+
+
+ANALYSIS_FIXES = ("phantom-import", "missing-export", "undeclared-dependency", "repeated-hallucination")
+APPLY_COMMAND = "specward.applyFix"  # handlers/execute_command.py
+
+
+def _record(finding, data: dict, new_text: str, rel: str, line: int) -> dict | None:
+    """The fix-history ledger record of applying this fix (docs/ledger.md), or None when it
+    is not one the ledger keeps: fixes of a phantom import (the specifier rewritten), of a
+    missing export (the name renamed) and the replay of a recorded fix."""
+    module = data.get("module")
+    if module is None:
+        return None
+    names = list(data.get("names", ())) or ([data["name"]] if "name" in data else [])
+    if finding.code == "phantom-import":
+        reason, kind, target = "file_not_found", "rewrite_import", new_text
+    elif finding.code == "missing-export" and "name" in data:
+        reason, kind, target = "missing_export", "rename", f"{data['name']}={new_text.split(' as ')[0]}"
+    elif finding.code == "repeated-hallucination" and data.get("fix_kind"):
+        reason, kind, target = str(data.get("reason") or "repeated"), str(data["fix_kind"]), str(data.get("fix_target", ""))
+    else:
+        return None
+    return {"source": module, "names": names, "reason": reason, "file": rel, "line": line,
+            "fix_kind": kind, "fix_target": target}
+
+
+def _analysis_fixes(session, rel, uri, version, lines, diag) -> list[lsp.CodeAction]:
+    at = convert.offset_of(lines, diag.range.start, session.encoding)
+    out: list[lsp.CodeAction] = []
+    for finding in session.index.analysis_findings.get(rel, ()):
+        if finding.code != diag.code or not finding.span.start <= at <= max(finding.span.end, finding.span.start):
+            continue
+        data = dict(finding.data)
+        for i, (title, file, start, end, new_text) in enumerate(data.get("fixes", ())):
+            if file == rel:
+                action = _fix(title, uri, version, lines, Span(start, end), new_text, diag, session.encoding,
+                              preferred=i == 0)
+            else:
+                flines, fversion = session.text_of(file)
+                action = _fix(title, session.uri_of(file), fversion, flines, Span(start, end), new_text, diag,
+                              session.encoding)
+            record = _record(finding, data, new_text, rel, lines.line_of(finding.span.start) + 1)
+            if record is not None:
+                # a fix the ledger remembers is a command: the server applies the edit
+                # (workspace/applyEdit) and records it once the editor applied it. (An
+                # action with both an edit and a command is read as a bare Command by
+                # lsprotocol-based clients, which would drop the edit.)
+                edit = converters.get_converter().unstructure(action.edit)
+                action.command = lsp.Command(title=title, command=APPLY_COMMAND,
+                                             arguments=[{"edit": edit, "record": record}])
+                action.edit = None
+            out.append(action)
+        break
     return out
 
 

@@ -13,18 +13,19 @@ from .. import lookups as f
 
 
 def _definition(session, params: lsp.DefinitionParams) -> list[lsp.Location] | None:
-    rel, hit = f.target(session, params.text_document.uri, params.position)
-    if hit is not None and hit[0] in ("endpoint", "path"):
-        eps = [hit[1]] if hit[0] == "endpoint" else hit[1].endpoints
-        routes = {(r, route.span.start): (r, route) for ep in eps for path in sorted({ep.path, full_path(ep)})
-                  for r, route in session.index.handlers_of(ep.method, path)}
-        return [session.location(r, route.span) for r, route in routes.values()] or None
-    if hit is None or hit[0] != "call":
-        return None
-    st = hit[1]
-    if st.endpoint is None:
-        return None
-    return [session.location(st.endpoint.file, st.endpoint.span)]
+    _, hit = f.target(session, params.text_document.uri, params.position)
+    match hit:
+        case f.EndpointTarget(endpoint=ep):
+            eps: tuple = (ep,)
+        case f.PathTarget(designated=d):
+            eps = d.endpoints
+        case f.CallTarget(status=st):
+            return [session.location(st.endpoint.file, st.endpoint.span)] if st.endpoint is not None else None
+        case _:
+            return None
+    routes = {(r, route.span.start): (r, route) for ep in eps for path in sorted({ep.path, full_path(ep)})
+              for r, route in session.index.handlers_of(ep.method, path)}
+    return [session.location(r, route.span) for r, route in routes.values()] or None
 
 
 async def handle(ls, params: lsp.DefinitionParams):

@@ -15,32 +15,37 @@ from .. import lookups as f
 
 def _hover(session, params: lsp.HoverParams) -> lsp.Hover | None:
     rel, hit = f.target(session, params.text_document.uri, params.position)
-    if hit is None:
-        return _model_import(session, rel, params.position) if rel else None
-    kind, obj = hit
     index = session.index
-    if kind == "call":
-        st = obj
-        near = index.table.nearest(st.call) if st.status == "phantom" else []
-        where = None
-        if st.endpoint is not None:
-            where = f"{st.endpoint.file}:{f.line_of(session, st.endpoint.file, st.endpoint.span)}"
-        text = ide.hover_call(st, f.models(index), where, near)
-        rng = session.location(rel, st.call.span).range
-    elif kind == "endpoint":
-        calls = [(st.call.file, f.line_of(session, st.call.file, st.call.span)) for st in f.callers(index, obj)]
-        text = ide.hover_endpoint(obj, calls)
-        rng = session.location(rel, obj.span).range
-    elif kind == "path":
-        by_ep = f.callers_by_endpoint(index)
-        ops = [(ep, [(st.call.file, f.line_of(session, st.call.file, st.call.span))
-                     for st in by_ep.get(endpoint_id(ep), [])]) for ep in obj.endpoints]
-        text = ide.hover_path(obj.path, ops)
-        rng = session.location(rel, obj.span).range
-    else:
-        text = ide.hover_model(obj)
-        rng = session.location(rel, obj.span).range
-    return lsp.Hover(contents=lsp.MarkupContent(kind=lsp.MarkupKind.Markdown, value=text), range=rng)
+    match hit:
+        case None:
+            return _model_import(session, rel, params.position) if rel else None
+        case f.CallTarget(status=st):
+            near = index.table.nearest(st.call) if st.status == "phantom" else []
+            where = None
+            if st.endpoint is not None:
+                where = f"{st.endpoint.file}:{f.line_of(session, st.endpoint.file, st.endpoint.span)}"
+            text = ide.hover_call(st, f.models(index), where, near)
+            span = st.call.span
+        case f.EndpointTarget(endpoint=ep):
+            calls = [(st.call.file, f.line_of(session, st.call.file, st.call.span)) for st in f.callers(index, ep)]
+            text = ide.hover_endpoint(ep, calls)
+            span = ep.span
+        case f.PathTarget(designated=d):
+            by_ep = f.callers_by_endpoint(index)
+            ops = [(ep, [(st.call.file, f.line_of(session, st.call.file, st.call.span))
+                         for st in by_ep.get(endpoint_id(ep), [])]) for ep in d.endpoints]
+            text = ide.hover_path(d.path, ops)
+            span = d.span
+        case f.ModelTarget(model=m):
+            text = ide.hover_model(m)
+            span = m.span
+        case f.FindingTarget(finding=found):
+            text = ide.hover_finding(found)
+            if text is None:
+                return None
+            span = found.span
+    return lsp.Hover(contents=lsp.MarkupContent(kind=lsp.MarkupKind.Markdown, value=text),
+                     range=session.location(rel, span).range)
 
 
 async def handle(ls, params: lsp.HoverParams) -> lsp.Hover | None:

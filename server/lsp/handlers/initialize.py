@@ -21,7 +21,7 @@ def handle(ls, params: lsp.InitializeParams) -> None:
 
 
 def parse_options(raw: object) -> dict:
-    """``{"contracts": [glob, ...], "severity": {code: level}}``; anything else is ignored
+    """``{"contracts": [glob, ...], "severity": {code: level}, "registryCheck": bool}``; anything else is ignored
     with a log line. These never name executables or hosts: nothing here can make the
     server run or fetch anything."""
     out: dict = {}
@@ -41,6 +41,14 @@ def parse_options(raw: object) -> dict:
         for k in sorted(set(severity) - set(good)):
             log.warning("initializationOptions.severity.%s ignored: unknown code or level", k)
         out["severity"] = good
-    for key in sorted(set(raw) - {"contracts", "severity"}):
+    registry = raw.get("registryCheck")
+    if registry is not None:
+        if isinstance(registry, bool):
+            # a user/editor setting (the VS Code extension sends it only in a trusted
+            # workspace); a workspace's own specward.toml cannot turn it on
+            out["registry_check"] = registry
+        else:
+            log.warning("initializationOptions.registryCheck ignored: expected true or false")
+    for key in sorted(set(raw) - {"contracts", "severity", "registryCheck"}):
         log.warning("initializationOptions.%s ignored: unknown setting", key)
     return out

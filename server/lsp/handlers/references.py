@@ -10,20 +10,18 @@ from .. import lookups as f
 
 
 def _references(session, params: lsp.ReferenceParams) -> list[lsp.Location] | None:
-    rel, hit = f.target(session, params.text_document.uri, params.position)
-    if hit is None:
-        return None
-    kind, obj = hit
-    if kind == "call":
-        if obj.endpoint is None or obj.status != "matched":
+    _, hit = f.target(session, params.text_document.uri, params.position)
+    match hit:
+        case f.CallTarget(status=st):
+            if st.endpoint is None or st.status != "matched":
+                return None
+            eps = [st.endpoint]
+        case f.EndpointTarget(endpoint=ep):
+            eps = [ep]
+        case f.PathTarget(designated=d):
+            eps = list(d.endpoints)
+        case _:
             return None
-        eps = [obj.endpoint]
-    elif kind == "endpoint":
-        eps = [obj]
-    elif kind == "path":
-        eps = list(obj.endpoints)
-    else:
-        return None
     out = [session.location(st.call.file, st.call.span) for st in f.callers_of_all(session.index, eps)]
     if params.context.include_declaration:
         declared = {(ep.file, ep.span): ep for ep in eps}  # a $ref path item: all on its key

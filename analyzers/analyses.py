@@ -1,0 +1,175 @@
+"""The registry of cross-file analyses that judge one file at a time.
+
+Each analysis reads the per-file facts (``FileFacts``, from the one extractor), takes its
+cross-file step for one file through a ``lookup`` of other files' facts and the one module
+resolver, and returns that file's findings with its **dependency edges**: every workspace
+path it read or probed. Adding an analysis means adding one entry to ``ANALYSES``: the
+index runs every entry when it builds (in the parser processes on a cold start), runs a
+file's entries again when one of its edges changes, and caches the results with the
+file's link results; nothing else is edited by hand.
+
+The HTTP-call analysis (the linker and the matcher) is not in this registry yet: it judges
+calls across files by channel (a call's verdict depends on the other calls of its client),
+so it is not a one-file step; ``docs/architecture.md`` says how the index runs both.
+
+Pure: plain data in (``AnalysisInput`` is picklable, so parser processes get a copy),
+plain data out.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Callable
+
+from .model import FileFacts, Finding
+from .resolve import Resolver, ResolverConfig
+
+Lookup = Callable[[str], FileFacts | None]
+
+
+def thin(facts: FileFacts) -> FileFacts:
+    """What the registered analyses may read of a file's facts (its own and other files'):
+    the module-level names (imports, exports, definitions and the rest of the import facts).
+    A cold build runs the analyses on these, so an analysis that reads more (calls,
+    functions, clients) must say so here."""
+    return replace(facts, functions=(), constants=(), clients=(), calls=(), routes=(), classes=(), problems=())
+
+
+@dataclass(frozen=True)
+class AnalysisInput:
+    """What the analyses read besides the files' facts. ``files``: the workspace paths
+    that are not source files (assets, JSON, stylesheets), for the resolver's existence
+    test; ``sources``: the source files (for "did you mean" paths only: whether a source
+    exists is asked through ``lookup``); ``environment``: what is installed and declared (``imports.Environment``, None
+    when not read); ``patterns``: the fix-history ledger's patterns (``ledger.Patterns``,
+    None without a ledger); ``options``: settings as ``(name, value)`` pairs."""
+
+    files: frozenset[str] = frozenset()
+    sources: frozenset[str] = frozenset()
+    environment: object | None = None
+    patterns: object | None = None
+    options: tuple[tuple[str, object], ...] = ()
+
+    def option(self, name: str, default: object = None) -> object:
+        for k, v in self.options:
+            if k == name:
+                return v
+        return default
+
+
+@dataclass
+class Context:
+    """One batch of files analyzed together: the resolver (it memoizes per folder) and the
+    paths its answers probed, per file being analyzed."""
+
+    inputs: AnalysisInput
+    lookup: Lookup
+    config: ResolverConfig
+    _probed: list[set[str]] = field(default_factory=list)
+    _resolver: Resolver | None = None
+    _all_files: frozenset[str] | None = None
+
+    @property
+    def all_files(self) -> frozenset[str]:
+        """Every workspace file the walk listed (sources and the rest)."""
+        if self._all_files is None:
+            self._all_files = self.inputs.files | self.inputs.sources
+        return self._all_files
+
+    def exists(self, path: str) -> bool:
+        return _Exists(self.inputs.files, self.lookup, self._probed)(path)
+
+    @property
+    def resolver(self) -> Resolver:
+        if self._resolver is None:
+            # the resolver asks through an object that does not hold this context: no
+            # reference cycle (the index's memory relies on building leaving none)
+            self._resolver = Resolver(self.config, _Exists(self.inputs.files, self.lookup, self._probed))
+        return self._resolver
+
+
+class _Exists:
+    """``exists`` for the resolver: a workspace file that is not a source, or a source with
+    facts; each path asked is recorded for the analysis being run (its edges)."""
+
+    __slots__ = ("files", "lookup", "probed")
+
+    def __init__(self, files: frozenset[str], lookup: Lookup, probed: list[set[str]]) -> None:
+        self.files, self.lookup, self.probed = files, lookup, probed
+
+    def __call__(self, path: str) -> bool:
+        if self.probed:
+            self.probed[-1].add(path)
+        return path in self.files or self.lookup(path) is not None
+
+
+@dataclass(frozen=True)
+class Analysis:
+    """``run(facts, ctx) -> (findings, paths read or probed)``; ``wanted(facts, inputs)``
+    says cheaply whether there is anything to do for this file."""
+
+    name: str
+    run: Callable[[FileFacts, Context], tuple[tuple[Finding, ...], frozenset[str]]]
+    wanted: Callable[[FileFacts, AnalysisInput], bool] = lambda facts, inputs: True
+
+
+def _imports(facts: FileFacts, ctx: Context) -> tuple[tuple[Finding, ...], frozenset[str]]:
+    from .imports import Environment, check_imports
+
+    env = ctx.inputs.environment if isinstance(ctx.inputs.environment, Environment) else Environment()
+    result = check_imports(facts, ctx.resolver, ctx.lookup, env, files=ctx.all_files)
+    return result.findings, result.deps
+
+
+def _ledger(facts: FileFacts, ctx: Context) -> tuple[tuple[Finding, ...], frozenset[str]]:
+    from .ledger import match_imports, target_key
+
+    deps: set[str] = set()
+
+    def target_of(specifier: str) -> str | None:
+        r = ctx.resolver.resolve(facts.path, specifier, "python" if facts.language == "python" else None)
+        deps.update(r.probed)
+        return target_key(r)
+
+    error_from = ctx.inputs.option("repeat_error_count") or 0
+    return tuple(match_imports(facts, ctx.inputs.patterns, target_of, error_from=error_from)), frozenset(deps)
+
+
+ANALYSES: tuple[Analysis, ...] = (
+    Analysis("imports", _imports, lambda facts, inputs: bool(facts.imports or facts.exports)),
+    Analysis("ledger", _ledger, lambda facts, inputs: inputs.patterns is not None and bool(facts.imports)),
+)
+
+
+def analyze(facts: FileFacts, ctx: Context,
+            reraise: tuple[type[BaseException], ...] = ()) -> tuple[tuple[Finding, ...], frozenset[str]]:
+    """Every registered analysis of one file: its findings (in registry order) and the
+    union of their dependency edges (the file itself included). An analysis that fails
+    costs only its own findings: the file gets a ``file-skipped`` note naming it.
+    ``reraise``: exceptions of the caller's lookup that must pass through (a build's
+    "not extracted yet")."""
+    findings: list[Finding] = []
+    deps: set[str] = {facts.path}
+    for a in ANALYSES:
+        if not a.wanted(facts, ctx.inputs):
+            continue
+        ctx._probed.append(set())
+        try:
+            got, read = a.run(facts, ctx)
+        except reraise:
+            raise
+        except RecursionError:
+            got, read = (), frozenset()
+        except Exception as exc:  # noqa: BLE001 - reported on the file, the others still run
+            from .model import Span
+
+            got = (Finding("file-skipped", "information",
+                           f"internal error in the {a.name} check, its findings are missing: {type(exc).__name__}: {exc}",
+                           facts.path, Span(0, 0)),)
+            read = frozenset()
+        finally:
+            probed = ctx._probed.pop()
+        findings.extend(got)
+        deps |= read
+        deps |= probed
+    return tuple(findings), frozenset(deps)

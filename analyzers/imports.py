@@ -1,0 +1,625 @@
+"""Import verdicts for one file: modules that cannot be resolved (``phantom-import``), names a
+module does not export (``missing-export``) and third-party packages the project does not
+declare (``undeclared-dependency``).
+
+Pure. Which file or package a specifier names is the one resolver's answer
+(:mod:`analyzers.resolve`); another workspace file's facts come from ``lookup``; what is
+installed and declared arrives as plain data (:class:`Environment`, read by
+``server/engine/packages.py``). Every path read or probed is returned in
+``ImportCheck.deps``: the check must run again when one of them changes.
+
+    env = Environment(node_modules={"": frozenset({"react"})}, python_modules=None,
+                      stdlib=frozenset(sys.stdlib_module_names), manifests={...})
+    result = check_imports(facts, Resolver(config, exists), index.get, env)
+    result.findings, result.deps
+
+docs/imports.md has the rules, the decisions and what is not judged.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+import sys
+from dataclasses import dataclass, field, replace
+from typing import Callable, Collection, Iterable, Mapping
+
+from .codes import CODES
+from .model import Export, FileFacts, Finding, Import, Span
+from .resolve import FILE, INSTALLED, MISSING, Resolution, Resolver
+
+# import names whose distribution is named otherwise (configuration may add more:
+# Environment.import_names)
+KNOWN_DISTRIBUTIONS: Mapping[str, str] = {
+    "yaml": "pyyaml", "PIL": "pillow", "sklearn": "scikit-learn", "cv2": "opencv-python",
+    "bs4": "beautifulsoup4", "dateutil": "python-dateutil", "jwt": "pyjwt", "dotenv": "python-dotenv",
+    "magic": "python-magic", "multipart": "python-multipart", "google.protobuf": "protobuf",
+    "attr": "attrs", "OpenSSL": "pyopenssl", "Crypto": "pycryptodome", "serial": "pyserial",
+    "usb": "pyusb", "git": "gitpython", "docx": "python-docx", "pptx": "python-pptx",
+    "fitz": "pymupdf", "skimage": "scikit-image", "zmq": "pyzmq", "jose": "python-jose",
+}
+
+_COMPONENTS = (".vue", ".svelte")
+_SHOWN_GROUPS = 4  # in a phantom-import message: stems tried
+_SHOWN_PER_GROUP = 4  # and extensions of each
+
+
+@dataclass(frozen=True)
+class Manifest:
+    """What one manifest declares. ``kind``: ``npm`` (package.json) or ``python``
+    (pyproject.toml, requirements*.txt, setup.cfg); ``folder``: its workspace-relative folder
+    (``""`` = root); ``declared``: the dependency names it declares, normalized (npm names as
+    written, Python distribution names by PEP 503: lower case, runs of ``-_.`` as ``-``);
+    ``name``: the project's own name (a package importing itself is not undeclared);
+    ``complete``: False when the manifest could not be read whole (then nothing is judged
+    undeclared against it)."""
+
+    kind: str
+    folder: str
+    declared: frozenset[str]
+    path: str = ""
+    name: str | None = None
+    complete: bool = True
+
+
+@dataclass(frozen=True)
+class Environment:
+    """What is installed and declared, as plain data.
+
+    - ``node_modules``: workspace-relative folder holding a ``node_modules`` (``""`` = root)
+      -> the package names installed there (``react``, ``@acme/ui``, ``@types/node``). A
+      package is visible from a file when a folder on the file's way up has it. When no
+      folder on the way up has a ``node_modules`` at all (a fresh checkout before ``npm
+      install``), packages are judged only against the manifests.
+    - ``python_modules``: top-level importable names of the project's Python environment;
+      None when no environment was found (third-party Python imports are then judged only
+      against the manifests).
+    - ``stdlib``: the standard library's top-level names.
+    - ``manifests``: manifest path -> :class:`Manifest`.
+    - ``python_distributions``: import name -> the normalized names of the installed
+      distributions that provide it (from ``top_level.txt``/``RECORD``).
+    - ``import_names``: configured import name -> distribution name, on top of
+      :data:`KNOWN_DISTRIBUTIONS` (``{"ldap": "python-ldap"}``).
+    - ``declared_modules``: ambient ``declare module 'x'`` names (and wildcards ``*.svg``) of
+      every workspace file -> the file that declares it; fill it with
+      :func:`with_declared_modules` from the index's facts.
+    """
+
+    node_modules: Mapping[str, frozenset[str]] = field(default_factory=dict)
+    python_modules: frozenset[str] | None = None
+    stdlib: frozenset[str] = frozenset(sys.stdlib_module_names)
+    manifests: Mapping[str, Manifest] = field(default_factory=dict)
+    python_distributions: Mapping[str, frozenset[str]] = field(default_factory=dict)
+    import_names: Mapping[str, str] = field(default_factory=dict)
+    declared_modules: Mapping[str, str] = field(default_factory=dict)
+    python_version: str | None = None
+
+
+@dataclass(frozen=True)
+class ImportCheck:
+    findings: tuple[Finding, ...]
+    deps: frozenset[str]  # every workspace path read (through lookup) or probed
+
+
+def with_declared_modules(env: Environment, facts: Iterable[FileFacts]) -> Environment:
+    """``env`` with the ambient module declarations of ``facts`` (every workspace file's).
+    A change to any file's ``declared_modules`` changes every file's verdicts."""
+    declared = {m: f.path for f in facts for m in f.declared_modules}
+    return replace(env, declared_modules=declared)
+
+
+def normalize_distribution(name: str) -> str:
+    """PEP 503: ``Python_Dateutil`` -> ``python-dateutil``."""
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def check_imports(facts: FileFacts, resolver: Resolver, lookup: Callable[[str], FileFacts | None],
+                  env: Environment, *, files: Collection[str] = ()) -> ImportCheck:
+    """The import findings of one file. ``files`` (optional) is every workspace file, for the
+    nearest-path quick fix of a phantom import; without it no path is suggested."""
+    return _Checker(facts, resolver, lookup, env, files).run()
+
+
+def _folders_up(path: str) -> list[str]:
+    """The folders from ``path``'s own up to the root (``""``)."""
+    out = []
+    folder = path.rpartition("/")[0]
+    while True:
+        out.append(folder)
+        if not folder:
+            return out
+        folder = folder.rpartition("/")[0]
+
+
+def _wildcard(pattern: str, spec: str) -> bool:
+    if "*" not in pattern:
+        return pattern == spec
+    head, _, tail = pattern.partition("*")
+    return len(spec) >= len(head) + len(tail) and spec.startswith(head) and spec.endswith(tail)
+
+
+def _relative(spec: str) -> bool:
+    return spec.startswith(("./", "../", "/")) or spec in (".", "..")
+
+
+class _Checker:
+    def __init__(self, facts: FileFacts, resolver: Resolver, lookup: Callable[[str], FileFacts | None],
+                 env: Environment, files: Collection[str]) -> None:
+        self.facts = facts
+        self.path = facts.path
+        self.python = facts.language == "python"
+        self.resolver = resolver
+        self._lookup = lookup
+        self.env = env
+        self.files = files
+        self.deps: set[str] = set()
+        self.findings: list[Finding] = []
+        self._facts_memo: dict[str, FileFacts | None] = {}
+
+    # ------------------------------------------------------------------ plumbing
+    def lookup(self, path: str) -> FileFacts | None:
+        if path not in self._facts_memo:
+            self.deps.add(path)
+            self._facts_memo[path] = self._lookup(path)
+        return self._facts_memo[path]
+
+    def resolve(self, importer: str, spec: str) -> Resolution:
+        r = self.resolver.resolve(importer, spec, "python" if importer.endswith((".py", ".pyi")) else None)
+        self.deps.update(r.probed)
+        if r.path:
+            self.deps.add(r.path)
+        return r
+
+    def add(self, code: str, imp: Import, span: Span, message: str, fixes: tuple = (), **data: object) -> None:
+        severity = "warning" if imp.guarded else CODES[code].severity
+        extra: list[tuple[str, object]] = [("module", imp.module)]
+        if imp.name not in ("", "*"):
+            extra.append(("name", imp.name))
+        extra.extend(sorted(data.items()))
+        if fixes:
+            extra.append(("fixes", tuple(fixes)))
+        self.findings.append(Finding(code, severity, message, self.path, span, tuple(extra)))
+
+    def run(self) -> ImportCheck:
+        seen: set[tuple[str, str]] = set()
+        for imp in self.facts.imports:
+            if imp.kind == "glob" or not imp.module:
+                continue
+            module_judged = imp.module in {m for m, _ in seen}
+            seen.add((imp.module, imp.name))
+            if self.python:
+                self.python_import(imp, module_judged)
+            else:
+                self.js_import(imp, module_judged)
+        if not self.python:
+            for e in self.facts.exports:  # export { x } from './y', export * from './y'
+                if e.module is None or (e.module, e.local) in seen:
+                    continue
+                name = "*" if e.local == "*" else e.local
+                module_judged = e.module in {m for m, _ in seen}
+                seen.add((e.module, name))
+                self.js_import(Import(e.module, name, e.name, e.span, "static"), module_judged)
+        order = {id(f): i for i, f in enumerate(self.findings)}
+        findings = sorted(self.findings, key=lambda f: (f.span.start, order[id(f)]))
+        return ImportCheck(tuple(findings), frozenset(self.deps))
+
+    # ------------------------------------------------------------------ JavaScript/TypeScript
+    def js_import(self, imp: Import, module_judged: bool) -> None:
+        spec = imp.module
+        r = self.resolve(self.path, spec)
+        mspan = imp.module_span or imp.span
+        if r.kind == FILE:
+            self.js_names(imp, r.path)
+            return
+        if r.kind == MISSING:
+            if r.doubt or module_judged or not r.probed:
+                # not probed: the specifier names neither a path nor a package (a plugin's
+                # virtual module such as `~icons/mdi/home`, `$lib` outside SvelteKit), or
+                # leaves the workspace: not judged
+                return
+            if spec in self.env.declared_modules:
+                return  # `declare module '@/generated/api'`: exact names only, a wildcard
+                # (`*.svg`) declares types for files that exist, it does not create them
+            self.phantom(imp, spec, r, mspan)
+            return
+        # PACKAGE
+        if r.provider != INSTALLED or r.doubt or module_judged or imp.guarded:
+            return
+        if self.ambient(spec) or (r.package and self.ambient(r.package)):
+            return
+        self.npm_package(imp, r.package or spec, mspan)
+
+    def ambient(self, spec: str) -> bool:
+        return any(_wildcard(p, spec) for p in self.env.declared_modules)
+
+    def npm_package(self, imp: Import, name: str, mspan: Span) -> None:
+        types = "@types/" + (name[1:].replace("/", "__") if name.startswith("@") else name)
+        up = _folders_up(self.path)
+        installed_sets = [self.env.node_modules[f] for f in up if f in self.env.node_modules]
+        manifests = [m for f in up for m in self.manifests_at(f, "npm")]
+        declared = any(name in m.declared or types in m.declared or name == m.name for m in manifests)
+        complete = bool(manifests) and all(m.complete for m in manifests)
+        if installed_sets:
+            installed = any(name in s or types in s for s in installed_sets)
+            if not installed and not declared:
+                where = ", ".join(f"{f}/node_modules" if f else "node_modules"
+                                  for f in up if f in self.env.node_modules)
+                self.add("phantom-import", imp, mspan,
+                         f"cannot find package '{name}': it is not installed ({where}) and not declared "
+                         f"in package.json: it may be a hallucinated package name", package=name)
+                return
+            if installed and not declared and complete:
+                self.add("undeclared-dependency", imp, mspan,
+                         f"'{name}' is not declared in {manifests[0].path or 'package.json'}", package=name)
+            return
+        if not declared and complete:
+            self.add("undeclared-dependency", imp, mspan,
+                     f"'{name}' is not declared in {manifests[0].path or 'package.json'} and is not installed "
+                     f"(no node_modules): it may be a hallucinated package name", package=name)
+
+    def manifests_at(self, folder: str, kind: str) -> list[Manifest]:
+        return sorted((m for m in self.env.manifests.values() if m.kind == kind and m.folder == folder),
+                      key=lambda m: m.path)
+
+    def js_names(self, imp: Import, target: str) -> None:
+        name = imp.name
+        if name in ("", "*") or (imp.kind == "require" and name == "default") or imp.kind == "dynamic":
+            return
+        if target.endswith(_COMPONENTS):
+            return  # a component's default export always exists; its other names are not judged
+        facts = self.lookup(target)
+        if facts is None:
+            return
+        known = self.js_exports(target, name, {target})
+        if known is None or known[0]:
+            return
+        names = sorted(n for n in known[1] if n not in ("default", "*", "="))
+        if name == "default":
+            guess = next((n for n in names if n.lower() == imp.local.lower()), None)
+            msg = f"{target} has no default export"
+            fixes: tuple = ()
+            if guess is not None:
+                msg += f" (did you mean '{{ {guess} }}'?)"
+                alone = sum(1 for i in self.facts.imports if i.module == imp.module and i.kind == imp.kind) == 1
+                if alone:
+                    new = f"{{ {guess} }}" if guess == imp.local else f"{{ {guess} as {imp.local} }}"
+                    fixes = ((f"Import the named export '{guess}'", self.path, imp.span.start, imp.span.end, new),)
+            self.add("missing-export", imp, imp.span, msg, fixes, target=target)
+            return
+        self.missing_name(imp, target, names)
+
+    def missing_name(self, imp: Import, target: str, names: list[str], msg: str | None = None) -> None:
+        close = difflib.get_close_matches(imp.name, names, n=3, cutoff=0.6)
+        msg = msg or f"'{imp.name}' is not exported by {target}"
+        fixes: tuple = ()
+        if close:
+            best = close[0]
+            msg += f" (did you mean '{best}'?)"
+            local = imp.local or imp.name
+            # the local name stays, so that the code using it still reads the same
+            fixes = ((f"Change to '{best}'", self.path, imp.span.start, imp.span.end,
+                      best if local == best else f"{best} as {local}"),)
+        self.add("missing-export", imp, imp.span, msg, fixes, target=target, nearest=tuple(close))
+
+    def js_exports(self, path: str, name: str, seen: set[str]) -> tuple[bool, set[str]] | None:
+        """(whether ``path`` exports ``name``, the names it was seen to export); None when its
+        exports cannot be known (not a source file, CommonJS, ``export =``, a re-export of
+        a package)."""
+        facts = self.lookup(path)
+        if facts is None or facts.open_exports:
+            return None
+        if path.endswith(_COMPONENTS):
+            return None
+        if not facts.exports:
+            return None  # no ES exports at all: CommonJS, a script, or a global declaration file
+        names: set[str] = set()
+        stars: list[Export] = []
+        for e in facts.exports:
+            if e.name == "=":
+                return None
+            if e.name == "*" and e.module is not None:
+                stars.append(e)
+            else:
+                names.add(e.name)
+        if name in names:
+            return True, names
+        if name == "default":
+            return False, names  # `export *` does not re-export a default
+        for e in stars:
+            r = self.resolve(path, e.module)
+            if r.kind != FILE:
+                if r.kind == MISSING and not r.doubt:
+                    continue  # that file's own phantom-import says it
+                return None
+            if r.path in seen:
+                continue  # a cycle: what it exports is already being collected
+            seen.add(r.path)
+            inner = self.js_exports(r.path, name, seen)
+            if inner is None:
+                return None
+            if inner[0]:
+                return True, names
+            names |= inner[1]
+        return False, names
+
+    # ------------------------------------------------------------------ Python
+    def python_import(self, imp: Import, module_judged: bool) -> None:
+        module = imp.module
+        mspan = imp.module_span or imp.span
+        r = self.resolve(self.path, module)
+        star = imp.local == "*"
+        named = imp.name not in ("*", "") and not star
+        if r.kind == FILE:
+            if named:
+                self.py_name(imp, module, r.path)
+            return
+        if named:
+            sub = self.resolve(self.path, _submodule(module, imp.name))
+            if sub.kind == FILE:
+                return  # from pkg import sub, pkg a namespace package
+        if r.kind == MISSING:
+            if module.strip(".") == "":
+                # `from . import x` in a folder without __init__.py: x must be a module there
+                if named and not r.doubt:
+                    folder = r.probed[-1].rpartition("/")[0] if r.probed else ""
+                    self.add("missing-export", imp, imp.span,
+                             f"'{imp.name}' is not a module of {folder or 'the root'}", target=folder)
+                return
+            if module_judged or r.doubt:
+                return
+            self.phantom(imp, module, r, mspan)
+            return
+        if module_judged:
+            return
+        top = module.partition(".")[0]
+        namespace = self.namespace_package(top)
+        if namespace and "." not in module:
+            return  # a folder of modules without __init__.py
+        if "." in module:
+            head = self.resolve(self.path, top)
+            if head.kind == FILE or namespace:
+                if self.env.python_modules is None or top not in self.env.python_modules:
+                    self.phantom(imp, module, r, mspan)
+                return
+        if top in self.env.stdlib or top == "__future__" or imp.guarded:
+            return
+        self.py_package(imp, top, mspan)
+
+    def namespace_package(self, top: str) -> bool:
+        """Whether ``top`` is a workspace folder holding Python files without being a
+        regular package (where the resolver looks: the root, ``src/``, the importer's
+        folder and those above it)."""
+        if not self.files:
+            return False
+        folders = _python_folders(self.files)
+        return any((f"{f}/{top}" if f else top) in folders for f in ["src", *_folders_up(self.path)])
+
+    def py_package(self, imp: Import, top: str, mspan: Span) -> None:
+        env = self.env
+        up = _folders_up(self.path)
+        manifests = [m for f in up for m in self.manifests_at(f, "python")]
+        candidates = {normalize_distribution(top)}
+        candidates |= env.python_distributions.get(top, frozenset())
+        for key in (imp.module, top):
+            for table in (env.import_names, KNOWN_DISTRIBUTIONS):
+                if key in table:
+                    candidates.add(normalize_distribution(table[key]))
+        declared = any(candidates & m.declared or (m.name and normalize_distribution(m.name) in candidates)
+                       for m in manifests)
+        complete = bool(manifests) and all(m.complete for m in manifests)
+        where = manifests[0].path if manifests else ""
+        dist = sorted(env.python_distributions.get(top, ())) or sorted(
+            candidates - {normalize_distribution(top)}) or [normalize_distribution(top)]
+        if env.python_modules is not None and manifests:
+            # the environment found is taken as this file's only when a Python manifest
+            # governs the file (a loose script, or a folder of another project, may run
+            # under another interpreter)
+            installed = top in env.python_modules
+            if not installed and not declared:
+                self.add("phantom-import", imp, mspan,
+                         f"cannot find module '{imp.module}': it is not installed in the project's Python "
+                         f"environment and not declared{' in ' + where if where else ''}: it may be a "
+                         f"hallucinated package name", package=top)
+                return
+            if installed and not declared and complete:
+                self.add("undeclared-dependency", imp, mspan,
+                         f"'{top}' (distribution {dist[0]}) is not declared in {where}", package=top,
+                         distribution=dist[0])
+            return
+        if not declared and complete:
+            self.add("undeclared-dependency", imp, mspan,
+                     f"'{top}' (distribution {dist[0]}) is not declared in {where} and is not installed "
+                     f"(no Python environment found): it may be a hallucinated package name",
+                     package=top, distribution=dist[0])
+
+    def py_name(self, imp: Import, module: str, target: str) -> None:
+        names = self.py_names(target, {target}, public=False)
+        if names is None or imp.name in names:
+            return
+        package = target.endswith("__init__.py")
+        if package:
+            sub = self.resolve(self.path, _submodule(module, imp.name))
+            if sub.kind == FILE:
+                return
+        close = sorted(n for n in names if not n.startswith("__"))
+        where = (f"neither defined in {target} nor a module of {target.rpartition('/')[0] or 'the root'}"
+                 if package else f"not defined in {target}")
+        self.missing_name(imp, target, close, f"'{imp.name}' is {where}")
+
+    def py_names(self, path: str, seen: set[str], public: bool) -> set[str] | None:
+        """The names module ``path`` binds at top level (``public``: those ``from path import
+        *`` brings: its ``__all__``, else the names without a leading underscore); None when
+        they cannot be known (``__getattr__``, a star import of a package)."""
+        facts = self.lookup(path)
+        if facts is None or facts.open_exports:
+            return None
+        if public and facts.all_names is not None:
+            return set(facts.all_names)
+        names = {d.name for d in facts.definitions}
+        names |= {e.name for e in facts.exports}
+        names |= set(facts.all_names or ())
+        for i in facts.imports:
+            if i.local == "*":
+                r = self.resolve(path, i.module)
+                if r.kind != FILE:
+                    return None  # names from a package: not known
+                if r.path in seen:
+                    continue  # a cycle: those names are being collected already
+                seen.add(r.path)
+                inner = self.py_names(r.path, seen, public=True)
+                if inner is None:
+                    return None
+                names |= inner
+            elif i.local:
+                names.add(i.local.partition(".")[0])
+        if public:
+            names = {n for n in names if not n.startswith("_")}
+        return names
+
+    # ------------------------------------------------------------------ messages and fixes
+    def phantom(self, imp: Import, spec: str, r: Resolution, span: Span) -> None:
+        msg = f"cannot find module '{spec}'"
+        tried = _shorten(r.probed, self.python)
+        if tried:
+            msg += f" (tried {tried})"
+        fixes = self.path_fixes(imp, r)
+        if fixes:
+            msg += f"; did you mean '{fixes[0][4]}'?"
+        self.add("phantom-import", imp, span, msg, fixes, tried=r.probed)
+
+    def path_fixes(self, imp: Import, r: Resolution) -> tuple:
+        """Replace the specifier by the one naming the nearest existing module."""
+        if not self.files or not r.probed or imp.module_span is None:
+            return ()
+        new = _nearest_specifier(self.path, imp.module, r.probed, self.files, self.python)
+        if new is None or new == imp.module:
+            return ()
+        span = imp.module_span
+        start, end = span.start, span.end
+        if end - start == len(imp.module.encode()) + 2:  # the string literal, quotes included
+            start, end = start + 1, end - 1
+        return ((f"Change to '{new}'", self.path, start, end, new),)
+
+
+_FOLDERS_MEMO: list[tuple[Collection[str], frozenset[str]]] = []
+
+
+def _python_folders(files: Collection[str]) -> frozenset[str]:
+    """Every folder that holds a ``.py`` file, at any depth; memoized for the last file
+    list (one batch checks many files against the same list)."""
+    if _FOLDERS_MEMO and _FOLDERS_MEMO[0][0] is files:
+        return _FOLDERS_MEMO[0][1]
+    out: set[str] = set()
+    for f in files:
+        if f.endswith((".py", ".pyi")):
+            folder = f.rpartition("/")[0]
+            while folder and folder not in out:
+                out.add(folder)
+                folder = folder.rpartition("/")[0]
+    result = frozenset(out)
+    _FOLDERS_MEMO[:] = [(files, result)]
+    return result
+
+
+def _submodule(module: str, name: str) -> str:
+    return module + name if module.endswith(".") else f"{module}.{name}"
+
+
+def _shorten(probed: tuple[str, ...], python: bool = False) -> str:
+    """``src/a.ts, .tsx, .d.ts, ..., src/a/index.ts, .tsx, .d.ts, ...``: the candidates
+    grouped by stem (the file, then the folder's index), each group's first path in full
+    and the next extensions alone, a few of each. Python's: the first few paths."""
+    if python:
+        shown = list(dict.fromkeys(probed))
+        return ", ".join(shown[:6] + (["..."] if len(shown) > 6 else []))
+    groups: list[list[str]] = []
+    stems: list[str] = []
+    for p in dict.fromkeys(probed):
+        name = p.rpartition("/")[2]
+        dot = name.find(".", 1)
+        stem = p[: len(p) - len(name) + dot] if dot > 0 else p
+        if stems and stems[-1] == stem and dot > 0:
+            groups[-1].append(name[dot:])
+        else:
+            stems.append(stem)
+            groups.append([p])
+    out: list[str] = []
+    for g in groups[:_SHOWN_GROUPS]:
+        out.extend(g[:_SHOWN_PER_GROUP])
+        if len(g) > _SHOWN_PER_GROUP:
+            out.append("...")
+    if len(groups) > _SHOWN_GROUPS:
+        out.append("...")
+    return ", ".join(out)
+
+
+_SOURCE = (".ts", ".tsx", ".d.ts", ".js", ".jsx", ".mjs", ".cjs", ".mts", ".cts", ".vue", ".svelte")
+
+
+def _stem(path: str, python: bool) -> str:
+    if python:
+        if path.endswith("/__init__.py"):
+            return path[: -len("/__init__.py")]
+        return path[:-3] if path.endswith(".py") else path
+    for ext in (".d.ts",) + _SOURCE:
+        if path.endswith(ext):
+            path = path[: -len(ext)]
+            break
+    if path.endswith("/index"):
+        path = path[: -len("/index")]
+    return path
+
+
+def _nearest_specifier(importer: str, spec: str, probed: tuple[str, ...], files: Collection[str],
+                       python: bool) -> str | None:
+    """The specifier, in the style written, of the existing module whose path is nearest to
+    what ``spec`` names (its first candidate): same number of folders, close by spelling."""
+    wanted = _stem(probed[0], python)
+    depth = wanted.count("/")
+    pool = {}
+    for f in files:
+        if python and not f.endswith(".py"):
+            continue
+        if not python and not f.endswith(_SOURCE + (".json", ".css", ".scss", ".svg")):
+            continue
+        s = _stem(f, python) if f.endswith(_SOURCE) or python else f
+        if s.count("/") == depth and s != wanted:
+            pool.setdefault(s, f)
+    close = difflib.get_close_matches(wanted, list(pool), n=1, cutoff=0.8)
+    if not close:
+        return None
+    found = close[0]
+    # keep the specifier's head (alias, dots), replace the tail the paths differ in
+    w_parts, f_parts = wanted.split("/"), found.split("/")
+    i = 0
+    while i < len(w_parts) and w_parts[i] == f_parts[i]:
+        i += 1
+    differing = len(w_parts) - i  # trailing segments to rewrite
+    if python:
+        parts = spec.lstrip(".").split(".") if spec.strip(".") else []
+        dots = spec[: len(spec) - len(spec.lstrip("."))]
+        if differing > len(parts):
+            return None
+        kept = parts[: len(parts) - differing]
+        return dots + ".".join(kept + f_parts[i:])
+    segs = spec.split("/")
+    last = segs[-1]
+    ext = ""
+    for e in (".js", ".ts", ".jsx", ".tsx", ".mjs", ".cjs", ".vue", ".svelte"):
+        if last.endswith(e):
+            ext = e
+            break
+    if differing > len(segs) or any(s in (".", "..") for s in segs[len(segs) - differing:]):
+        return None
+    tail = f_parts[i:]
+    real = pool[found]
+    if real.endswith(_SOURCE) and ext:
+        tail[-1] = tail[-1] + ext  # keep the extension style written (./x.js names x.ts)
+    new = "/".join(segs[: len(segs) - differing] + tail)
+    if _relative(spec) and not new.startswith((".", "/")):
+        new = "./" + new
+    return new
+
+
+__all__ = ["Environment", "ImportCheck", "KNOWN_DISTRIBUTIONS", "Manifest", "check_imports",
+           "normalize_distribution", "with_declared_modules"]

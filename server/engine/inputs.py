@@ -1,0 +1,118 @@
+"""What the registered analyses read besides the files' facts (``AnalysisInput``): the
+workspace's other files (assets the resolver may name), what is installed and declared
+(``packages.read_environment``), and the fix-history ledgers (``ledger.load``). Read
+once per build and again when one of them changes (``WorkspaceIndex.reload_inputs``).
+
+A failure to read one of them costs only that input (logged, the analysis judges without
+it), never the build.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import logging
+import re
+from pathlib import Path
+from posixpath import basename
+from typing import TYPE_CHECKING
+
+from specward.analyzers.analyses import AnalysisInput
+from specward.analyzers.model import Finding
+
+if TYPE_CHECKING:
+    from .config import Settings
+    from .workspace import Workspace
+
+log = logging.getLogger(__name__)
+
+MANIFEST_NAMES = ("package.json", "pyproject.toml", "setup.cfg", "Pipfile")
+LEDGER_FILES = (".specward/fix-history.jsonl", ".ai-spec-fix-history.json")
+
+
+def is_input_file(rel: str) -> bool:
+    """Whether a change of this workspace file may change an ``AnalysisInput``."""
+    name = basename(rel)
+    return (rel in LEDGER_FILES or name in MANIFEST_NAMES
+            or (name.startswith("requirements") and name.endswith((".txt", ".in"))))
+
+
+_AMBIENT = re.compile(r"""^[ \t]*(?:export[ \t]+)?declare[ \t]+module[ \t]+(['"])([^'"\n]+)\1""", re.M)
+
+
+def ambient_modules(text: str) -> list[str]:
+    """The names a declaration file declares as modules (``declare module 'x' {``,
+    ``declare module '*.svg'``): an import of one of them resolves to that file. Read from
+    ``.d.ts`` files only (where they live; an augmentation in a ``.ts`` file names a module
+    that exists anyway), with a text scan, before any file is parsed: every parser
+    process needs them from the start."""
+    return [m.group(2) for m in _AMBIENT.finditer(text)] if "declare" in text else []
+
+
+def declared_modules(ws: "Workspace", sources: list[str]) -> dict[str, str]:
+    """Ambient module name -> the first ``.d.ts`` file (in path order) declaring it."""
+    out: dict[str, str] = {}
+    for rel in sources:
+        if rel.endswith(".d.ts"):
+            text = ws.read(rel).text
+            for name in ambient_modules(text or ""):
+                out.setdefault(name, rel)
+    return out
+
+
+def analysis_input(root: Path, ws: "Workspace", settings: "Settings",
+                   sources: list[str] = ()) -> tuple[AnalysisInput, dict[str, tuple[Finding, ...]]]:  # type: ignore[assignment]
+    """The inputs, and the findings reading them produced, per file (a ledger's bad line)."""
+    others = frozenset(getattr(ws, "others", ()))
+    manifests = sorted(rel for rel in (*others, *getattr(ws, "configs", ())) if is_input_file(rel)
+                       and not rel.startswith(".specward/"))
+    environment = None
+    try:
+        from .packages import read_environment
+
+        python = getattr(settings, "python", None)
+        if python and not Path(python).is_absolute():
+            python = str(root / python)
+        environment = read_environment(root, python, manifests=manifests, read=lambda rel: ws.read(rel).text,
+                                       import_names=dict(getattr(settings, "import_names", {}) or {}))
+        ambient = declared_modules(ws, sources)
+        if ambient:
+            environment = dataclasses.replace(environment, declared_modules=ambient)
+    except Exception as exc:  # noqa: BLE001 - the import checks judge packages by the manifests only
+        log.warning("cannot read the installed packages: %s", exc)
+    patterns = None
+    problems: dict[str, tuple[Finding, ...]] = {}
+    try:
+        from .ledger import load
+
+        patterns, found = load(root)
+        for f in found:
+            problems[f.file] = (*problems.get(f.file, ()), f)
+    except Exception as exc:  # noqa: BLE001 - no repeated-hallucination findings then
+        log.warning("cannot read the fix-history ledger: %s", exc)
+    options = (("repeat_error_count", getattr(settings, "repeat_error_count", None)),)
+    return AnalysisInput(files=others, sources=frozenset(sources), environment=environment, patterns=patterns,
+                         options=options), problems
+
+
+def inputs_key(inputs: AnalysisInput) -> str:
+    """A digest of the inputs that does not depend on set order (string hashing differs
+    between processes): cached link results are valid only under the same inputs. The
+    file lists are left out: whether a file exists is a dependency edge of the files that
+    asked (its creation re-judges them), not an input of every file."""
+    h = hashlib.blake2b(digest_size=8)
+    h.update(repr(_canonical(dataclasses.replace(inputs, files=frozenset(), sources=frozenset())))
+             .encode("utf-8", "surrogatepass"))
+    return h.hexdigest()
+
+
+def _canonical(obj: object) -> object:
+    if isinstance(obj, (set, frozenset)):
+        return ("set", sorted((_canonical(x) for x in obj), key=repr))
+    if isinstance(obj, dict) or hasattr(obj, "items") and callable(obj.items):
+        return ("map", sorted(((repr(_canonical(k)), _canonical(v)) for k, v in obj.items()), key=lambda kv: kv[0]))  # type: ignore[union-attr]
+    if isinstance(obj, (list, tuple)):
+        return tuple(_canonical(x) for x in obj)
+    if hasattr(obj, "__dataclass_fields__"):
+        return (type(obj).__name__, tuple((n, _canonical(getattr(obj, n))) for n in obj.__dataclass_fields__))  # type: ignore[attr-defined]
+    return obj

@@ -1,0 +1,54 @@
+"""``workspace/executeCommand``: ``specward.applyFix``, the quick fixes of a phantom import
+or a missing export (``code_action.py``): the server asks the editor to apply the edit
+(``workspace/applyEdit``) and, once it did, appends the fix to the workspace's
+fix-history ledger (stage ``editor``), so the same mistake is caught on sight next time
+(``repeated-hallucination``)."""
+
+from __future__ import annotations
+
+import logging
+
+from lsprotocol import converters
+from lsprotocol import types as lsp
+
+log = logging.getLogger(__name__)
+
+
+def _check(record: object) -> dict:
+    if not isinstance(record, dict):
+        raise ValueError("specward.applyFix: the record must be an object")
+    names = record.get("names") or []
+    if not isinstance(record.get("source"), str) or not isinstance(names, list) \
+            or not all(isinstance(n, str) for n in names) or not isinstance(record.get("line"), int):
+        raise ValueError("specward.applyFix: the record needs source, names, reason, file, line, fix_kind, fix_target")
+    return record
+
+
+def _record(session, record: dict) -> list:
+    from ...engine.ledger import LedgerError, record_fix
+
+    try:
+        record_fix(session.root, record["source"], tuple(record.get("names") or ()), str(record.get("reason", "")),
+                   str(record.get("file", "")), record["line"], str(record.get("fix_kind", "")),
+                   str(record.get("fix_target", "")), stage="editor")
+    except LedgerError as exc:
+        log.warning("the fix was not recorded in the ledger: %s", exc)
+        return []
+    return session._prepare(session.index.reload_inputs())
+
+
+async def apply_fix(ls, payload: dict) -> bool:
+    """Apply the fix's edit; record it when the editor applied it. Returns whether it did."""
+    session = ls.session
+    if session is None or not isinstance(payload, dict):
+        raise ValueError("specward.applyFix expects {edit, record}")
+    edit = converters.get_converter().structure(payload.get("edit"), lsp.WorkspaceEdit)
+    record = _check(payload.get("record"))
+    result = await ls.workspace_apply_edit_async(lsp.ApplyWorkspaceEditParams(edit=edit, label="specward fix"))
+    if not result.applied:
+        log.info("the editor did not apply the fix: %s", result.failure_reason)
+        return False
+    fut = session.submit(_record, session, record, raising=True)
+    fut.add_done_callback(session._after)
+    await fut
+    return True

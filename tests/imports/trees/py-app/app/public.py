@@ -1,0 +1,1 @@
+from app.limited import *  # noqa: F403

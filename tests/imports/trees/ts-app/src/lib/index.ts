@@ -1,0 +1,2 @@
+export * from "./strings";
+export * from "./colors";
