@@ -93,6 +93,8 @@ def _parser() -> argparse.ArgumentParser:
                        help="warn instead of failing (exit 2) when no contract is found")
         c.add_argument("--format", choices=("text", "json"), default=default)
         c.add_argument("--no-cache", action="store_true", help="do not read or write .specward/cache.sqlite")
+        c.add_argument("--user-ledger", action="store_true",
+                       help="also read your own fix-history ledger (docs/ledger.md), shared across projects")
         c.add_argument("--registry-check", action="store_true",
                        help="ask the npm registry / PyPI whether packages that are neither declared nor installed "
                             "exist at all (sends only their names; docs/registry-check.md)")
@@ -175,6 +177,7 @@ def _run(args: argparse.Namespace) -> int:
         named = [c.as_posix() for c in contracts] if contracts else None
         index = WorkspaceIndex(project.root, contract_globs=named, use_cache=not args.no_cache)
         _started.append(index)
+        index.user_ledger = bool(getattr(args, "user_ledger", False))
         if getattr(args, "registry_check", False):
             from .engine.registry import RegistryCheck
 

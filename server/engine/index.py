@@ -159,6 +159,7 @@ class WorkspaceIndex:
         # editor, never by the workspace): its cached answers turn "may be hallucinated"
         # into hallucinated-package; the names it has no answer for yet, to be asked
         self.registry = None
+        self.user_ledger = False  # read the user's own fix-history ledger too (a user opt-in)
         self.registry_wanted: dict[tuple[str, str], set[str]] = {}
         self._dirty_links: set[str] = set()
         # matched endpoints from the cache, per file, valid while the endpoint table is the same
@@ -170,6 +171,11 @@ class WorkspaceIndex:
         self.calls: dict[str, list[HttpCall]] = {}
         self.deps: dict[str, set[str]] = {}
         self.rdeps: dict[str, set[str]] = {}
+        # the registered analyses' own edges (what a file's analyses read or probed) and
+        # their reverse: a change reached only through these re-runs the analyses, not the
+        # linker
+        self.adeps: dict[str, frozenset[str]] = {}
+        self.ardeps: dict[str, set[str]] = {}
         self.statuses: dict[str, list[CallStatus]] = {}
         self.used: Counter[tuple[str, str, str]] = Counter()
         self.table = EndpointTable(())
@@ -274,6 +280,7 @@ class WorkspaceIndex:
         for key in ("first_facts_s", "linked_in_parsers", "link_during_extract_s", "parser_processes", "analyze_s"):
             self.stats.pop(key, None)
         self.calls.clear(), self.deps.clear(), self.rdeps.clear(), self.statuses.clear(), self.used.clear()
+        self.adeps.clear(), self.ardeps.clear()
         self.facts = FactsStore(self.cache, self.digests, recover=self._recover)
         parsers = None
         if self.workers >= 2 and len(sources) >= PARALLEL_THRESHOLD and len(cached) < len(sources) // 2:
@@ -419,21 +426,44 @@ class WorkspaceIndex:
         ctx = Context(self.analysis_input, lambda r: thins.get(r) or self.facts.live(r), self.resolver_config)
         for rel, thin_facts in thins.items():
             check()
-            self._add_analysis(rel, *analyze(thin_facts, ctx))
+            self._set_analysis(rel, *analyze(thin_facts, ctx))
         self.stats["analyze_s"] = time.perf_counter() - t
         if self.cache and self.cache.store([(r, self.digests[r], f) for r, f in here]):
             self.facts.mark_stored(r for r, _ in here)
         self.stats["linked_in_parsers"] = float(in_parsers)
         return linked, self._linker(self.facts.get)
 
-    def _add_analysis(self, rel: str, found: tuple[Finding, ...], edges: frozenset[str]) -> None:
+    def _set_analysis(self, rel: str, found: tuple[Finding, ...] | None, edges: frozenset[str] = frozenset()) -> None:
+        """Record one file's analysis results (``found`` None: the file has no facts) and
+        its analysis edges."""
+        for dep in self.adeps.pop(rel, ()):
+            s = self.ardeps.get(dep)
+            if s is not None:
+                s.discard(rel)
         if found:
             self.analysis_findings[rel] = found
-        deps = self.deps.setdefault(rel, set())
-        for dep in edges - deps:
-            deps.add(dep)
-            self.rdeps.setdefault(dep, set()).add(rel)
+        else:
+            self.analysis_findings.pop(rel, None)
+        if found is None:
+            return
+        self.adeps[rel] = edges
+        for dep in edges:
+            self.ardeps.setdefault(dep, set()).add(rel)
         self._dirty_links.add(rel)
+
+    def _analyze(self, paths: Iterable[str]) -> None:
+        """The registered analyses of these files again (their calls need no linking)."""
+        ctx = self._linker(self.facts.get).analysis  # type: ignore[attr-defined]
+        for rel in paths:
+            facts = self.facts.get(rel)
+            if facts is None:
+                self._set_analysis(rel, None)
+            else:
+                self._set_analysis(rel, *analyze(facts, ctx))
+
+    def dependents(self, rel: str) -> set[str]:
+        """Every file whose findings may change with ``rel``: through its links or its analyses."""
+        return self.rdeps.get(rel, set()) | self.ardeps.get(rel, set())
 
     def _recover(self, rel: str) -> FileFacts | None:
         ft = self.ws.read(rel)
@@ -457,17 +487,18 @@ class WorkspaceIndex:
                 relink.append(rel)
                 continue
             deps, calls, (problems, routes, matches, *rest) = row
-            if rest and rest[0]:
-                self.analysis_findings[rel] = rest[0]
+            link_deps = set(rest[2]) if len(rest) >= 3 else set(deps)
+            if len(rest) >= 2:
+                self._set_analysis(rel, rest[0], frozenset(rest[1]))
             if matches and matches[0] == self._table_key:
                 self._cached_matches[rel] = matches
             self.calls[rel] = calls
-            self.deps[rel] = set(deps)
+            self.deps[rel] = link_deps
             if problems:
                 self.problems[rel] = problems
             if routes:
                 self.routes[rel] = routes
-            for dep in deps:
+            for dep in link_deps:
                 self.rdeps.setdefault(dep, set()).add(rel)
         return relink
 
@@ -482,9 +513,13 @@ class WorkspaceIndex:
         rows = []
         for rel in self._dirty_links:
             if rel in self.calls and rel in self.digests and self.facts.live(rel) is None:
-                rows.append((rel, {d: self.digests.get(d) for d in self.deps.get(rel, ())},
+                # valid while every path either step read is unchanged; each step's own
+                # edges are kept apart
+                links, edges = self.deps.get(rel, set()), self.adeps.get(rel, frozenset())
+                rows.append((rel, {d: self.digests.get(d) for d in links | edges},
                              self.calls[rel], (self.problems.get(rel, ()), self.routes.get(rel, ()),
-                                               self._matches_of(rel), self.analysis_findings.get(rel, ()))))
+                                               self._matches_of(rel), self.analysis_findings.get(rel, ()),
+                                               tuple(sorted(edges)), tuple(sorted(links)))))
         self._dirty_links.clear()
         return rows
 
@@ -666,6 +701,7 @@ class WorkspaceIndex:
         facts = self.facts.get(rel)
         if facts is None:
             self._set_links(rel, None, set(), (), ())
+            self._set_analysis(rel, None)
             return
         try:
             calls, deps = linker.link_file(rel)
@@ -675,13 +711,12 @@ class WorkspaceIndex:
             log.exception("linking failed for %s", rel)
             calls, deps = [], {rel}
         found, edges = analyze(facts, linker.analysis, reraise=(_NotYetExtracted,))  # type: ignore[attr-defined]
-        self._set_links(rel, calls, deps | edges, facts.problems, facts.routes, found)
+        self._set_links(rel, calls, deps, facts.problems, facts.routes)
+        self._set_analysis(rel, found, edges)
 
     def _set_links(self, rel: str, calls: list[HttpCall] | None, deps: set[str],
-                   problems: tuple[Finding, ...], routes: tuple[Route, ...],
-                   analysis: tuple[Finding, ...] = ()) -> None:
-        """Record one file's link results (``calls`` None: the file has no facts), with
-        the findings of the registered analyses."""
+                   problems: tuple[Finding, ...], routes: tuple[Route, ...]) -> None:
+        """Record one file's link results (``calls`` None: the file has no facts)."""
         for dep in self.deps.pop(rel, ()):
             s = self.rdeps.get(dep)
             if s is not None:
@@ -690,12 +725,7 @@ class WorkspaceIndex:
             self.calls.pop(rel, None)
             self.problems.pop(rel, None)
             self.routes.pop(rel, None)
-            self.analysis_findings.pop(rel, None)
             return
-        if analysis:
-            self.analysis_findings[rel] = analysis
-        else:
-            self.analysis_findings.pop(rel, None)
         self.calls[rel] = calls
         self.deps[rel] = deps
         self._dirty_links.add(rel)
@@ -786,8 +816,9 @@ class WorkspaceIndex:
             if is_input_file(rel) or (rel.endswith(".d.ts") and self._ambient_changed(rel, text)):
                 affected |= self.reload_inputs()
             if self.ws.is_excluded(rel):
-                return set()
-            if rel in self.rdeps and not self.ws.is_source(rel) and not self.ws.is_contract(rel, text) \
+                return affected  # (a ledger in .specward/, a manifest in an excluded folder)
+            if (rel in self.rdeps or rel in self.ardeps) and not self.ws.is_source(rel) \
+                    and not self.ws.is_contract(rel, text) \
                     and rel not in self.contracts:
                 return affected | self._other_file_changed(rel)
             # a contract that no longer looks like one (an edit removed its openapi key)
@@ -824,9 +855,11 @@ class WorkspaceIndex:
             self.digests[rel] = digest
             if change is not None and change.moved_only and self._move_links(rel, facts, change):
                 return {rel}  # no fact changed, only where they are: nothing to link or match
-        affected = {rel} | self.rdeps.get(rel, set())
-        self._link(affected)
-        affected |= self._rematch(affected)
+        linked = {rel} | self.rdeps.get(rel, set())
+        self._link(linked)
+        judged = self.ardeps.get(rel, set()) - linked  # reached only through an analysis edge
+        self._analyze(judged)
+        affected = linked | judged | self._rematch(linked)
         if {f.span for f in self.unused} != old_unused:
             affected |= set(self.contracts)
         return affected
@@ -1045,7 +1078,7 @@ class WorkspaceIndex:
 
     def tracked(self, rel: str) -> bool:
         return (rel in CONFIG_FILES or self.ws.wanted(rel) or self._resolves_with(rel) or is_input_file(rel)
-                or rel in self.rdeps)
+                or rel in self.rdeps or rel in self.ardeps)
 
     # ================================================================== module resolution
     def _resolves_with(self, rel: str) -> bool:
@@ -1088,14 +1121,17 @@ class WorkspaceIndex:
         else:
             files.discard(rel)
         self.analysis_input = replace(self.analysis_input, files=frozenset(files))
-        affected = set(self.rdeps.get(rel, ()))
-        self._link(affected)
-        return affected | self._rematch(affected)
+        linked = set(self.rdeps.get(rel, ()))
+        self._link(linked)
+        judged = self.ardeps.get(rel, set()) - linked
+        self._analyze(judged)
+        return linked | judged | self._rematch(linked)
 
     def _read_inputs(self) -> None:
         """Read what the registered analyses take besides facts (installed packages,
         manifests, the fix-history ledgers); the link results' cache key follows them."""
-        self.analysis_input, self.input_problems = analysis_input(self.root, self.ws, self.settings, self._sources)
+        self.analysis_input, self.input_problems = analysis_input(self.root, self.ws, self.settings, self._sources,
+                                                                  self.user_ledger)
         self._links_key = f"{LINKER_VERSION}-{self._resolver_digest}-{inputs_key(self.analysis_input)}"
 
     def reload_inputs(self) -> set[str]:

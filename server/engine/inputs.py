@@ -60,9 +60,11 @@ def declared_modules(ws: "Workspace", sources: list[str]) -> dict[str, str]:
     return out
 
 
-def analysis_input(root: Path, ws: "Workspace", settings: "Settings",
-                   sources: list[str] = ()) -> tuple[AnalysisInput, dict[str, tuple[Finding, ...]]]:  # type: ignore[assignment]
-    """The inputs, and the findings reading them produced, per file (a ledger's bad line)."""
+def analysis_input(root: Path, ws: "Workspace", settings: "Settings", sources: list[str] = (),  # type: ignore[assignment]
+                   user_ledger: bool = False) -> tuple[AnalysisInput, dict[str, tuple[Finding, ...]]]:
+    """The inputs, and the findings reading them produced, per file (a ledger's bad line).
+    ``user_ledger``: the user's own ledger too (an opt-in of the user, never of the
+    workspace: docs/ledger.md)."""
     others = frozenset(getattr(ws, "others", ()))
     manifests = sorted(rel for rel in (*others, *getattr(ws, "configs", ())) if is_input_file(rel)
                        and not rel.startswith(".specward/"))
@@ -85,7 +87,9 @@ def analysis_input(root: Path, ws: "Workspace", settings: "Settings",
     try:
         from .ledger import load
 
-        patterns, found = load(root)
+        patterns, found = load(root, user=user_ledger)
+        if not patterns.records:  # no ledger, or nothing in it: the ledger analysis does not run
+            patterns = None
         for f in found:
             problems[f.file] = (*problems.get(f.file, ()), f)
     except Exception as exc:  # noqa: BLE001 - no repeated-hallucination findings then

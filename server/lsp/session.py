@@ -52,6 +52,7 @@ class Session:
         options = getattr(server, "editor_options", {}) or {}
         self.index = WorkspaceIndex(self.root, contract_globs=options.get("contracts"),
                                     severity=options.get("severity"))
+        self.index.user_ledger = bool(options.get("user_ledger"))
         self.worker = cf.ThreadPoolExecutor(max_workers=1, thread_name_prefix="specward-index")
         # the opt-in registry check (a user/editor setting only): its network requests run on
         # a thread of their own, never on the index thread or the event loop

@@ -30,7 +30,7 @@ def _record(session, record: dict) -> list:
     try:
         record_fix(session.root, record["source"], tuple(record.get("names") or ()), str(record.get("reason", "")),
                    str(record.get("file", "")), record["line"], str(record.get("fix_kind", "")),
-                   str(record.get("fix_target", "")), stage="editor")
+                   str(record.get("fix_target", "")), stage="editor", user=session.index.user_ledger)
     except LedgerError as exc:
         log.warning("the fix was not recorded in the ledger: %s", exc)
         return []

@@ -21,7 +21,7 @@ def handle(ls, params: lsp.InitializeParams) -> None:
 
 
 def parse_options(raw: object) -> dict:
-    """``{"contracts": [glob, ...], "severity": {code: level}, "registryCheck": bool}``; anything else is ignored
+    """``{"contracts": [glob, ...], "severity": {code: level}, "registryCheck": bool, "userLedger": bool}``; anything else is ignored
     with a log line. These never name executables or hosts: nothing here can make the
     server run or fetch anything."""
     out: dict = {}
@@ -49,6 +49,12 @@ def parse_options(raw: object) -> dict:
             out["registry_check"] = registry
         else:
             log.warning("initializationOptions.registryCheck ignored: expected true or false")
-    for key in sorted(set(raw) - {"contracts", "severity", "registryCheck"}):
+    user_ledger = raw.get("userLedger")
+    if user_ledger is not None:
+        if isinstance(user_ledger, bool):
+            out["user_ledger"] = user_ledger
+        else:
+            log.warning("initializationOptions.userLedger ignored: expected true or false")
+    for key in sorted(set(raw) - {"contracts", "severity", "registryCheck", "userLedger"}):
         log.warning("initializationOptions.%s ignored: unknown setting", key)
     return out

@@ -1,0 +1,104 @@
+"""The import checks as the index keeps them: every change reaches the files whose import
+verdicts depend on it (through the analyses' own edges), with the same findings as a
+fresh index of the same files."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from specward.server.engine.index import WorkspaceIndex
+
+
+def _codes(idx: WorkspaceIndex, rel: str) -> list[str]:
+    return sorted(f.code for f in idx.findings(rel) if f.code in ("phantom-import", "missing-export",
+                                                                   "repeated-hallucination"))
+
+
+def _ws(root: Path, files: dict[str, str]) -> Path:
+    (root / "specward.toml").write_text("")
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+    return root
+
+
+def _same_as_fresh(idx: WorkspaceIndex, root: Path, rels: list[str]) -> None:
+    fresh = WorkspaceIndex(root, use_cache=False)
+    fresh.build()
+    for rel in rels:
+        assert idx.findings(rel) == fresh.findings(rel), rel
+
+
+def test_removing_an_export_reaches_every_importer_without_relinking_them(tmp_path: Path):
+    files = {"src/flags.ts": "export const darkMode = true;\nexport const beta = false;\n"}
+    for i in range(5):
+        files[f"src/feature{i}.ts"] = f"import {{ beta }} from './flags';\nexport const f{i} = () => beta;\n"
+    root = _ws(tmp_path, files)
+    idx = WorkspaceIndex(root, use_cache=False)
+    idx.build()
+    assert all(_codes(idx, f"src/feature{i}.ts") == [] for i in range(5))
+    linked: list[str] = []
+    original = idx._link_one
+
+    def counting(linker, rel):
+        linked.append(rel)
+        return original(linker, rel)
+
+    idx._link_one = counting  # type: ignore[method-assign]
+    (root / "src/flags.ts").write_text("export const darkMode = true;\n")
+    changed = idx.update("src/flags.ts", (root / "src/flags.ts").read_text())
+    assert {f"src/feature{i}.ts" for i in range(5)} <= changed
+    assert all(_codes(idx, f"src/feature{i}.ts") == ["missing-export"] for i in range(5))
+    assert linked == ["src/flags.ts"]  # the importers have no link to it: only their analyses ran
+    _same_as_fresh(idx, root, sorted(files))
+    # and back
+    (root / "src/flags.ts").write_text(files["src/flags.ts"])
+    idx.update("src/flags.ts", files["src/flags.ts"])
+    assert all(_codes(idx, f"src/feature{i}.ts") == [] for i in range(5))
+
+
+def test_a_module_or_an_asset_that_appears_clears_its_phantom_import(tmp_path: Path):
+    root = _ws(tmp_path, {"src/app.ts": "import { fmt } from './format';\nimport './logo.svg';\n"
+                                        "export const show = () => fmt(1);\n"})
+    idx = WorkspaceIndex(root, use_cache=False)
+    idx.build()
+    assert _codes(idx, "src/app.ts") == ["phantom-import", "phantom-import"]
+    (root / "src/format.ts").write_text("export const fmt = (n: number) => String(n);\n")
+    assert "src/app.ts" in idx.update_from_disk("src/format.ts")
+    assert _codes(idx, "src/app.ts") == ["phantom-import"]
+    (root / "src/logo.svg").write_text("<svg/>\n")
+    assert idx.tracked("src/logo.svg")  # some file asked for it: the watcher's events reach the index
+    assert "src/app.ts" in idx.update_from_disk("src/logo.svg")
+    assert _codes(idx, "src/app.ts") == []
+    _same_as_fresh(idx, root, ["src/app.ts"])
+
+
+def test_a_ledger_written_meanwhile_is_read_and_judges_every_file(tmp_path: Path):
+    from specward.server.engine.ledger import record_fix
+
+    root = _ws(tmp_path, {"src/a.ts": "import { gett } from './api';\nexport const a = () => gett();\n",
+                          "src/api.ts": "export const get = () => 1;\n"})
+    idx = WorkspaceIndex(root, use_cache=False)
+    idx.build()
+    assert _codes(idx, "src/a.ts") == ["missing-export"]
+    record_fix(root, "./api", ("gett",), "missing_export", "src/b.ts", 1, "rename", "gett=get")
+    changed = idx.update(".specward/fix-history.jsonl", (root / ".specward/fix-history.jsonl").read_text())
+    assert "src/a.ts" in changed
+    assert _codes(idx, "src/a.ts") == ["missing-export", "repeated-hallucination"]
+    _same_as_fresh(idx, root, ["src/a.ts", "src/api.ts"])
+
+
+def test_a_warm_start_reuses_the_import_verdicts_and_their_edges(tmp_path: Path):
+    root = _ws(tmp_path, {"src/flags.ts": "export const beta = false;\n",
+                          "src/f.ts": "import { beta, gamma } from './flags';\nexport const f = () => beta;\n"})
+    cold = WorkspaceIndex(root)
+    cold.build()
+    cold.facts.wait_stored()
+    warm = WorkspaceIndex(root)
+    warm.build()
+    assert warm.stats["parsed_files"] == 0
+    assert _codes(warm, "src/f.ts") == ["missing-export"]
+    assert warm.adeps["src/f.ts"] and "src/flags.ts" in warm.adeps["src/f.ts"]
+    (root / "src/flags.ts").write_text("export const beta = false;\nexport const gamma = 1;\n")
+    assert "src/f.ts" in warm.update_from_disk("src/flags.ts")
+    assert _codes(warm, "src/f.ts") == []
