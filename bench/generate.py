@@ -20,11 +20,23 @@ The workspace is a mixed TypeScript/JavaScript/Python monorepo:
 - ``src/big/big.ts`` a ~2,000-line module with ~100 calls and one marked edit target;
 - ``src/big/calls2k.ts`` (2,000 lines, ~120 KB) and ``src/big/calls10k.ts`` (10,000 lines,
   ~600 KB): service modules with long lines of calls (HTTP calls, logging, metrics,
-  navigation, array pipelines), the targets of the random-position edits;
+  navigation, array pipelines), the targets of the random-position edits; what they
+  import lives in ``src/core/`` (telemetry, store, router, cache, context);
 - ``contracts/openapi.yaml`` (OpenAPI 3.0, 150 operations, servers url with base path
   ``/api/v2``) and ``contracts/billing.dsl.json`` (SpecDSL, 50 endpoints).
 
 About 5% of the calls are phantom (path not declared) or method mismatches.
+
+For the import checks (``add_import_parts``, which draws from its own seeded generators so
+that the HTTP calls above stay byte-identical): a root ``tsconfig.json`` (``@/*`` ->
+``src/*``), ``package.json`` (dependencies, ``workspaces``), a barrel chain
+``src/shared/index.ts`` -> ``src/shared/ui/index.ts`` -> modules (``export *``, two levels),
+a workspace package ``packages/billing-sdk`` (``@bench/billing-sdk``, linked into
+``node_modules`` as npm does), a small ``node_modules`` tree (``axios``, ``react``,
+``dayjs``, ``@acme/ui``, and ``left-pad``, installed but not declared), extra imports of
+all of these in feature files, ``flag_importer_count(n)`` TypeScript files importing
+``FLAG_EXPORT`` through the barrel (the export-removal edit), and ``PLANTED_IMPORTS``:
+one wrong import each in a known TypeScript file (``Manifest.import_phantoms``).
 """
 
 from __future__ import annotations
@@ -35,7 +47,7 @@ import shutil
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-GENERATOR_VERSION = 4
+GENERATOR_VERSION = 5  # 5: the import-check parts (tsconfig, barrels, packages, node_modules)
 DEFAULT_SEED = 20250601
 
 API_PREFIX = "/api/v2"
@@ -986,6 +998,309 @@ def gen_calls_ts(rng: random.Random, api: Api, expect: Expect, rel: str, n_lines
     return text, expect.calls - before
 
 
+# --------------------------------------------------------------------------- import-check parts
+# Everything below draws from its own generators (seeded by the workspace seed and the file
+# path), never from the generator of the calls: the HTTP calls stay as in version 4.
+
+SHARED_INDEX = "src/shared/index.ts"
+FLAG_MODULE = "src/shared/ui/flags.ts"
+FLAG_EXPORT = "benchFlags"  # bench/run.py deletes its last letter (one keystroke) and puts it back
+WS_PACKAGE = "@bench/billing-sdk"
+WS_PACKAGE_DIR = "packages/billing-sdk"
+IMPORT_CODES = ("phantom-import", "missing-export", "undeclared-dependency")
+
+
+def flag_importer_count(n: int) -> int:
+    """How many TypeScript files import ``FLAG_EXPORT``: 10 at 200 files, 100 at 10,000."""
+    return max(10, min(100, n // 100))
+
+
+# (label, import line, expected code, the name or specifier it is about). One each, in a
+# .ts feature file, so that tsc sees them too (TS2307 / TS2305 / TS2724; tsc has no
+# counterpart of undeclared-dependency).
+PLANTED_IMPORTS = [
+    ("missing relative module", "import { parseLedgerLine } from './ledgerParser';", "phantom-import", "./ledgerParser"),
+    ("missing module through the @/ alias", "import { useTenant } from '@/core/tenant';", "phantom-import", "@/core/tenant"),
+    ("package neither installed nor declared", "import { retryRequest } from 'axios-retryer';", "phantom-import", "axios-retryer"),
+    ("missing named export", "import { API_TIMEOUT_MS } from '@/api/config';", "missing-export", "API_TIMEOUT_MS"),
+    ("misspelled export through the barrel chain", "import { formatMony } from '@/shared';", "missing-export", "formatMony"),
+    ("misspelled export of the workspace package", f"import {{ formatInvoiceNo }} from '{WS_PACKAGE}';", "missing-export", "formatInvoiceNo"),
+    ("installed but undeclared package", "import leftPad from 'left-pad';", "undeclared-dependency", "left-pad"),
+]
+
+CORE_MODULES = {
+    "src/core/telemetry.ts": """// Logging, metrics and product analytics shared by the service modules.
+type Fields = Record<string, unknown>;
+
+function emit(level: string, message: string, fields?: Fields): void {
+  if (level === 'debug' && !(globalThis as { DEBUG?: boolean }).DEBUG) {
+    return;
+  }
+  console.log(JSON.stringify({ level, message, ...fields, at: new Date().toISOString() }));
+}
+
+export const logger = {
+  debug: (message: string, fields?: Fields) => emit('debug', message, fields),
+  info: (message: string, fields?: Fields) => emit('info', message, fields),
+  warn: (message: string, fields?: Fields) => emit('warn', message, fields),
+};
+
+export const metrics = {
+  timing(name: string, ms: number, tags: Record<string, string> = {}): void {
+    emit('metric', name, { ms, ...tags });
+  },
+};
+
+export function track(event: string, props: Fields = {}): void {
+  emit('track', event, props);
+}
+""",
+    "src/core/store.ts": """// A minimal store: actions are created by name (actions.setOrderRows(payload)).
+type Action = { type: string; payload: unknown };
+type Listener = (action: Action) => void;
+
+const listeners: Listener[] = [];
+
+export const store = {
+  dispatch(action: Action): void {
+    listeners.forEach((l) => l(action));
+  },
+  subscribe(l: Listener): () => void {
+    listeners.push(l);
+    return () => listeners.splice(listeners.indexOf(l), 1);
+  },
+};
+
+export const actions: Record<string, (payload: unknown) => Action> = new Proxy({}, {
+  get: (_target, name) => (payload: unknown) => ({ type: String(name), payload }),
+});
+""",
+    "src/core/router.ts": """// Client-side navigation.
+export const router = {
+  push(path: string, options: { replace?: boolean } = {}): void {
+    if (options.replace) {
+      history.replaceState(null, '', path);
+    } else {
+      history.pushState(null, '', path);
+    }
+  },
+};
+""",
+    "src/core/cache.ts": """// An in-memory cache with a time-to-live and tags.
+const entries = new Map<string, { value: unknown; expires: number; tags: string[] }>();
+
+export const cache = {
+  set(key: string, value: unknown, options: { ttlMs: number; tags?: string[] }): void {
+    entries.set(key, { value, expires: Date.now() + options.ttlMs, tags: options.tags ?? [] });
+  },
+  get(key: string): unknown {
+    const hit = entries.get(key);
+    return hit && hit.expires > Date.now() ? hit.value : undefined;
+  },
+  invalidate(tag: string): void {
+    for (const [key, entry] of entries) {
+      if (entry.tags.includes(tag)) {
+        entries.delete(key);
+      }
+    }
+  },
+};
+""",
+    "src/core/context.ts": """// What every request of a service module carries.
+export interface RequestContext {
+  token: string;
+  requestId: string;
+  tenant: string;
+  locale: string;
+  currency: string;
+  route: string;
+  timeoutMs?: number;
+  signal?: AbortSignal;
+  redirectOnEmpty?: boolean;
+}
+""",
+}
+
+SHARED_MODULES = {
+    SHARED_INDEX: """// The shared toolkit: import from '@/shared', never from the files below.
+export * from './format';
+export * from './ui';
+""",
+    "src/shared/format.ts": """// Formatting helpers used by list views and exports.
+export function formatMoney(amount: number, currency = 'EUR', locale = 'en-US'): string {
+  return new Intl.NumberFormat(locale, { style: 'currency', currency }).format(amount);
+}
+
+export function formatShortDate(value: string | number | Date, locale = 'en-US'): string {
+  return new Intl.DateTimeFormat(locale, { dateStyle: 'medium' }).format(new Date(value));
+}
+
+export const EMPTY_LABEL = '—';
+""",
+    "src/shared/ui/index.ts": """// UI building blocks re-exported by '@/shared'.
+export * from './theme';
+export * from './flags';
+""",
+    "src/shared/ui/theme.ts": """// Design tokens.
+export const themeColors = { primary: '#2f6fed', danger: '#d93025', muted: '#6b7280' } as const;
+
+export type ThemeColor = keyof typeof themeColors;
+
+export function colorOf(name: ThemeColor): string {
+  return themeColors[name];
+}
+""",
+    FLAG_MODULE: f"""// Feature flags read at start-up (bench/run.py edits the name of the export below).
+export const {FLAG_EXPORT} = {{ newCheckout: false, denseTables: true, betaSearch: false }};
+
+export function isEnabled(name: keyof typeof {FLAG_EXPORT}): boolean {{
+  return Boolean({FLAG_EXPORT}[name]);
+}}
+""",
+}
+
+PACKAGE_FILES = {
+    f"{WS_PACKAGE_DIR}/package.json": json.dumps({
+        "name": WS_PACKAGE, "version": "0.3.0", "private": True,
+        "main": "src/index.ts", "types": "src/index.ts"}, indent=2) + "\n",
+    f"{WS_PACKAGE_DIR}/src/index.ts": """// Public surface of the billing SDK.
+export * from './invoice';
+export { formatInvoiceNumber } from './numbers';
+""",
+    f"{WS_PACKAGE_DIR}/src/invoice.ts": """export interface InvoiceDraft {
+  customerId: string;
+  lines: Array<{ sku: string; quantity: number; unitPrice: number }>;
+  currency: string;
+}
+
+export function createInvoiceDraft(customerId: string, currency = 'EUR'): InvoiceDraft {
+  return { customerId, lines: [], currency };
+}
+
+export function invoiceTotal(draft: InvoiceDraft): number {
+  return draft.lines.reduce((sum, line) => sum + line.quantity * line.unitPrice, 0);
+}
+""",
+    f"{WS_PACKAGE_DIR}/src/numbers.ts": """export function formatInvoiceNumber(year: number, seq: number): string {
+  return `INV-${year}-${String(seq).padStart(6, '0')}`;
+}
+""",
+}
+
+
+def _npm(name: str, version: str, dts: str) -> dict[str, str]:
+    base = f"node_modules/{name}"
+    return {f"{base}/package.json": json.dumps({"name": name, "version": version, "main": "index.js",
+                                                "types": "index.d.ts"}, indent=2) + "\n",
+            f"{base}/index.js": "module.exports = {};\n",
+            f"{base}/index.d.ts": dts}
+
+
+NODE_MODULES = {
+    **_npm("axios", "1.7.9", """export interface AxiosResponse<T = any> { data: T; status: number; headers: Record<string, string>; }
+export interface AxiosRequestConfig { baseURL?: string; timeout?: number; headers?: Record<string, string>; signal?: AbortSignal; }
+export interface AxiosInstance {
+  get<T = any>(url: string, config?: AxiosRequestConfig): Promise<AxiosResponse<T>>;
+  delete<T = any>(url: string, config?: AxiosRequestConfig): Promise<AxiosResponse<T>>;
+  post<T = any>(url: string, data?: unknown, config?: AxiosRequestConfig): Promise<AxiosResponse<T>>;
+  put<T = any>(url: string, data?: unknown, config?: AxiosRequestConfig): Promise<AxiosResponse<T>>;
+  patch<T = any>(url: string, data?: unknown, config?: AxiosRequestConfig): Promise<AxiosResponse<T>>;
+  interceptors: { response: { use(ok: (r: AxiosResponse) => unknown, fail: (e: unknown) => unknown): number } };
+}
+declare const axios: AxiosInstance & { create(config?: AxiosRequestConfig): AxiosInstance };
+export default axios;
+"""),
+    **_npm("react", "18.3.1", """export function useState<S>(initial: S | (() => S)): [S, (next: S | ((prev: S) => S)) => void];
+export function useEffect(effect: () => void | (() => void), deps?: readonly unknown[]): void;
+export function useMemo<T>(factory: () => T, deps: readonly unknown[]): T;
+declare global {
+  namespace JSX {
+    interface Element {}
+    interface IntrinsicElements { [name: string]: any; }
+  }
+}
+"""),
+    **_npm("dayjs", "1.11.13", """interface Dayjs { format(template?: string): string; add(n: number, unit: string): Dayjs; }
+declare function dayjs(value?: string | number | Date): Dayjs;
+export default dayjs;
+"""),
+    **_npm("@acme/ui", "2.4.0", """export interface ButtonProps { label: string; tone?: 'primary' | 'danger'; onClick?: () => void; }
+export declare function Button(props: ButtonProps): any;
+export declare function Toast(props: { message: string }): any;
+export declare const spacing: { sm: number; md: number; lg: number };
+"""),
+    # a transitive dependency: installed, never declared by the workspace
+    **_npm("left-pad", "1.3.0", """declare function leftPad(text: string, length: number, fill?: string): string;
+export default leftPad;
+"""),
+}
+
+ROOT_PACKAGE_JSON = json.dumps({
+    "name": "bench-storefront", "version": "1.0.0", "private": True,
+    "workspaces": ["packages/*"],
+    "dependencies": {"@acme/ui": "^2.4.0", "axios": "^1.7.9", "dayjs": "^1.11.13", "react": "^18.3.1"},
+}, indent=2) + "\n"
+
+# covers only the TypeScript files (tsc runs on it: bench/run.py)
+TSCONFIG_JSON = json.dumps({
+    "compilerOptions": {
+        "target": "ES2022", "lib": ["ES2022", "DOM"], "module": "ESNext", "moduleResolution": "Bundler",
+        "jsx": "preserve", "strict": False, "noEmit": True, "skipLibCheck": True, "types": [],
+        "baseUrl": ".", "paths": {"@/*": ["src/*"]},
+    },
+    "include": ["src/**/*.ts", "src/**/*.tsx", "packages/*/src/**/*.ts"],
+}, indent=2) + "\n"
+
+# extra imports of feature files: (probability, line, languages)
+EXTRA_IMPORTS = [
+    (0.20, "import { formatMoney, EMPTY_LABEL } from '@/shared';", ("ts", "tsx", "js", "jsx")),
+    (0.08, "import { themeColors } from '../../shared/ui';", ("ts", "tsx", "js", "jsx")),
+    (0.10, "import { Button, spacing } from '@acme/ui';", ("tsx", "jsx")),
+    (0.06, "import dayjs from 'dayjs';", ("ts", "tsx", "js", "jsx")),
+    (0.05, f"import {{ createInvoiceDraft, formatInvoiceNumber }} from '{WS_PACKAGE}';", ("ts", "tsx")),
+    (0.04, f"import type {{ InvoiceDraft }} from '{WS_PACKAGE}';", ("ts",)),
+]
+
+
+def _insert_imports(text: str, lines: list[str]) -> tuple[str, int]:
+    """``lines`` inserted after a feature file's two header comment lines; returns the new
+    text and the 1-based line number of the first inserted line."""
+    head, rest = text.split("\n", 2)[:2], text.split("\n", 2)[2]
+    return "\n".join([*head, *lines, rest]), 3
+
+
+def add_import_parts(files: dict[str, str], web: list[str], n: int, seed: int) -> tuple[list[dict], list[str]]:
+    """Add the import-check parts to ``files`` (in place). ``web``: the generated feature
+    files (TS/JS), in generation order. Returns (the planted wrong imports, the files
+    importing ``FLAG_EXPORT``)."""
+    files.update(CORE_MODULES)
+    files.update(SHARED_MODULES)
+    files.update(PACKAGE_FILES)
+    files.update(NODE_MODULES)
+    files["package.json"] = ROOT_PACKAGE_JSON
+    files["tsconfig.json"] = TSCONFIG_JSON
+    for rel in web:
+        depth_ok = rel.count("/") == 3  # src/<area>/<feature>/x: '../../shared/ui' is right there
+        r = random.Random(f"{seed}:imports:{rel}")
+        ext = rel.rsplit(".", 1)[1]
+        extra = [line for p, line, langs in EXTRA_IMPORTS
+                 if ext in langs and r.random() < p and (depth_ok or "../../" not in line)]
+        if extra:
+            files[rel] = _insert_imports(files[rel], extra)[0]
+    pick = random.Random(f"{seed}:planted-imports")
+    ts_files = [rel for rel in web if rel.endswith(".ts")]
+    chosen = pick.sample(ts_files, min(len(ts_files), len(PLANTED_IMPORTS) + flag_importer_count(n)))
+    planted: list[dict] = []
+    for rel, (label, line, code, about) in zip(chosen, PLANTED_IMPORTS):
+        text, lineno = _insert_imports(files[rel], [line])
+        files[rel] = text
+        planted.append({"file": rel, "line": lineno, "code": code, "about": about, "label": label})
+    importers = sorted(chosen[len(PLANTED_IMPORTS):])
+    for rel in importers:
+        files[rel] = _insert_imports(files[rel], [f"import {{ {FLAG_EXPORT} }} from '@/shared';"])[0]
+    return planted, importers
+
+
 # --------------------------------------------------------------------------- layout
 
 
@@ -1003,6 +1318,12 @@ class Manifest:
     big: str = BIG_REL
     big_calls: int = 0
     calls_files: dict = field(default_factory=dict)  # path -> (lines, HTTP calls planted)
+    # the import checks: the planted wrong imports ({file, line (1-based), code, about,
+    # label}), and the module whose export FLAG_EXPORT the importers import (through '@/shared')
+    import_phantoms: list = field(default_factory=list)
+    flag_module: str = FLAG_MODULE
+    flag_export: str = FLAG_EXPORT
+    flag_importers: list = field(default_factory=list)
 
 
 def _folders(rng: random.Random, count: int, top: str, depth_words: list[str]) -> list[str]:
@@ -1065,6 +1386,7 @@ def generate(root: Path, n: int, seed: int = DEFAULT_SEED) -> Manifest:
     web_sizes = _split(len(web_langs), rng)
     web_dirs = _folders(rng, len(web_sizes), "src", NOUNS)
     k = 0
+    web: list[str] = []
     for folder, size in zip(web_dirs, web_sizes):
         stems: list[str] = []
         while len(stems) < size:
@@ -1077,6 +1399,7 @@ def generate(root: Path, n: int, seed: int = DEFAULT_SEED) -> Manifest:
             lang = ("tsx" if rng.random() < 0.25 else "ts") if base == "ts" else ("jsx" if rng.random() < 0.3 else "js")
             rel = f"{folder}/{stem}.{lang}"
             files[rel] = gen_ts_file(rng, api, expect, rel, lang, stem, stems, _target_size(rng))
+            web.append(rel)
     py_sizes = _split(n_py, rng)
     py_dirs = _folders(rng, len(py_sizes), "pyclient", NOUNS)
     for folder, size in zip(py_dirs, py_sizes):
@@ -1091,6 +1414,7 @@ def generate(root: Path, n: int, seed: int = DEFAULT_SEED) -> Manifest:
             files[rel] = gen_py_file(rng, api, expect, rel, stem, stems, pkg, _target_size(rng))
     files[OPENAPI_REL] = render_openapi(api)
     files[DSL_REL] = render_dsl(api)
+    import_phantoms, flag_importers = add_import_parts(files, web, n, seed)
     total_bytes = 0
     by_lang: dict[str, int] = {}
     for rel, text in files.items():
@@ -1098,13 +1422,18 @@ def generate(root: Path, n: int, seed: int = DEFAULT_SEED) -> Manifest:
         p.parent.mkdir(parents=True, exist_ok=True)
         data = text.encode("utf-8")
         p.write_bytes(data)
-        if not rel.startswith("contracts/"):
+        ext = rel.rsplit(".", 1)[1]
+        if not rel.startswith(("contracts/", "node_modules/")) and ext in ("ts", "tsx", "js", "jsx", "py"):
             total_bytes += len(data)
-            ext = rel.rsplit(".", 1)[1]
             by_lang[ext] = by_lang.get(ext, 0) + 1
+    # the workspace package, linked into node_modules as `npm install` does for workspaces
+    link = root / "node_modules" / WS_PACKAGE
+    link.parent.mkdir(parents=True, exist_ok=True)
+    link.symlink_to(Path("../..") / WS_PACKAGE_DIR, target_is_directory=True)
     sources = sum(by_lang.values())
     return Manifest(n, seed, GENERATOR_VERSION, sources, total_bytes, dict(sorted(by_lang.items())),
-                    asdict(expect), big_calls=big_calls, calls_files=calls_files)
+                    asdict(expect), big_calls=big_calls, calls_files=calls_files,
+                    import_phantoms=import_phantoms, flag_importers=flag_importers)
 
 
 STAMP = ".bench-stamp.json"

@@ -138,7 +138,7 @@ def source_files(ws: Path) -> list[str]:
 
     out = []
     for dirpath, dirnames, filenames in os.walk(ws):
-        dirnames[:] = sorted(d for d in dirnames if d != ".specward")
+        dirnames[:] = sorted(d for d in dirnames if d not in (".specward", "node_modules"))  # as the walk
         rel_dir = os.path.relpath(dirpath, ws)
         for name in sorted(filenames):
             rel = name if rel_dir == "." else f"{rel_dir}/{name}".replace(os.sep, "/")
@@ -198,6 +198,14 @@ out = {
     "contract_findings": [f.message for c in idx.contracts.values() for f in c.findings][:5],
     "unused": len(idx.unused),
 }
+# the import checks' verdicts, as (file, 1-based line, code, message)
+IMPORT_CODES = ("phantom-import", "missing-export", "undeclared-dependency")
+verdicts = []
+for f in idx.all_findings():
+    if f.code in IMPORT_CODES:
+        data = (ws / f.file).read_bytes()
+        verdicts.append((f.file, data.count(b"\n", 0, f.span.start) + 1, f.code, f.message))
+out["import_verdicts"] = sorted(verdicts)
 if len(sys.argv) > 3:  # contract re-check: replace the contract's text, then restore it
     rel = sys.argv[2]
     original = (ws / rel).read_text("utf-8")
@@ -214,6 +222,17 @@ if len(sys.argv) > 3:  # contract re-check: replace the contract's text, then re
                       "status_edited": status_edited, "status_restored": status_restored}
 out["vmhwm_kb"] = hwm()
 out["children_maxrss_kb"] = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+# (after the peak RSS is read) the registered analyses again, on every file's thin facts already in memory: their cost
+# at any size (a cold build of fewer than 400 files runs them while linking, no analyze_s)
+if len(sys.argv) <= 3:  # the cold child only
+    from specward.analyzers.analyses import Context, analyze, thin
+    thins = {rel: thin(f) for rel in sorted(idx.digests) if (f := idx.facts.get(rel)) is not None}
+    t0 = time.perf_counter()
+    ctx = Context(idx.analysis_input, thins.get, idx.resolver_config)
+    for rel, facts in thins.items():
+        analyze(facts, ctx)
+    out["reanalyze_s"] = time.perf_counter() - t0
+    out["reanalyzed_files"] = len(thins)
 print("BENCH-RESULT " + json.dumps(out), flush=True)
 """
 
@@ -242,6 +261,53 @@ def run_index_child(ws: Path, timeout: float, recheck: tuple[str, Path] | None =
     return out
 
 
+# =========================================================================== import checks
+
+TSC = HERE.parent / "tests" / "imports" / "tools" / "node_modules" / ".bin" / "tsc"
+# tsc's codes for what specward calls phantom-import / missing-export (docs/imports.md)
+TSC_CODES = {"TS2307": "phantom-import", "TS2305": "missing-export", "TS2724": "missing-export",
+             "TS2614": "missing-export", "TS1192": "missing-export", "TS2613": "missing-export"}
+
+
+def check_import_verdicts(manifest: generate.Manifest, verdicts: list) -> tuple[list, list]:
+    """(planted verdicts not found, verdicts found that were not planted): both must be
+    empty. A verdict is (file, 1-based line, code)."""
+    planted = {(p["file"], p["line"], p["code"]) for p in manifest.import_phantoms}
+    found = {(f, ln, c) for f, ln, c, _ in verdicts}
+    missing = sorted(planted - found)
+    extra = sorted(v for v in verdicts if (v[0], v[1], v[2]) not in planted)
+    return missing, extra
+
+
+def run_tsc(ws: Path, timeout: float) -> dict | None:
+    """``tsc --noEmit -p tsconfig.json`` in the workspace (the generated tsconfig covers the
+    .ts/.tsx files only, ``noEmit``, ``skipLibCheck``): its wall clock, cold (tsc keeps no
+    state between runs without ``incremental``), and its import verdicts. None when tsc is
+    not installed."""
+    import re
+
+    if not TSC.is_file():
+        return None
+    t0 = time.perf_counter()
+    try:
+        proc = subprocess.run([str(TSC), "--noEmit", "-p", "tsconfig.json"], cwd=ws, capture_output=True,
+                              text=True, timeout=timeout)
+    except subprocess.TimeoutExpired as exc:
+        raise BenchError(f"tsc did not finish within {timeout:.0f} s") from exc
+    wall = time.perf_counter() - t0
+    pat = re.compile(r"^(.+?)\((\d+),(\d+)\): error (TS\d+): ")
+    verdicts, codes = set(), collections.Counter()
+    for line in proc.stdout.splitlines():
+        m = pat.match(line)
+        if m:
+            codes[m.group(4)] += 1
+            if m.group(4) in TSC_CODES:
+                verdicts.add((m.group(1), int(m.group(2)), TSC_CODES[m.group(4)]))
+    if proc.returncode not in (0, 1, 2) or (proc.returncode and not codes):
+        raise BenchError(f"tsc failed (exit {proc.returncode}):\n{(proc.stdout + proc.stderr)[-3000:]}")
+    return {"wall_s": wall, "exit": proc.returncode, "verdicts": sorted(verdicts), "codes": dict(codes.most_common())}
+
+
 # =========================================================================== LSP session
 
 
@@ -263,6 +329,7 @@ class Lsp:
         self.diags: dict[str, tuple[int | None, list, float]] = {}
         self.waiters: dict[tuple[str, int | None], asyncio.Future] = {}
         self.publishes = 0
+        self.any_publish = asyncio.Event()  # set on every publish (waits on other files' diagnostics)
         self.stderr_tail: collections.deque[str] = collections.deque(maxlen=200)
         self._stderr_task: asyncio.Task | None = None
         self._exit_task: asyncio.Task | None = None
@@ -275,6 +342,7 @@ class Lsp:
             now = time.perf_counter()
             self.publishes += 1
             self.diags[params.uri] = (params.version, params.diagnostics, now)
+            self.any_publish.set()
             if not self.indexed.is_set():
                 self._indexing_done(now)
             fut = self.waiters.pop((params.uri, params.version), None)
@@ -552,6 +620,10 @@ async def lsp_benchmark(ws: Path, manifest: generate.Manifest, edits: int, reque
         for rel in manifest.calls_files:
             out["random_edits"][rel] = await random_edits(server, ws / rel, edits, index_timeout, edit_timeout)
 
+        if manifest.flag_importers:
+            out["export_edits"] = await export_edits(server, ws, manifest, max(5, edits // 4), index_timeout,
+                                                     edit_timeout)
+
         class Ctx:
             pass
 
@@ -617,6 +689,72 @@ async def random_edits(server: Lsp, path: Path, edits: int, open_timeout: float,
             wrong.append(version)
     return {"open_ms": open_ms, "open_diagnostics": len(diags), "edit_ms": latencies, "wrong_versions": wrong,
             "lines": len(lines), "bytes": len(text.encode("utf-8"))}
+
+
+async def export_edits(server: Lsp, ws: Path, manifest: generate.Manifest, pairs: int, open_timeout: float,
+                       edit_timeout: float) -> dict:
+    """Open the module behind the barrel chain (``manifest.flag_module``), then ``pairs``
+    times: one keystroke deleting the last letter of the export ``manifest.flag_export``
+    (``benchFlags`` -> ``benchFlag``), then one putting it back. Latency: from sending the
+    ``didChange`` to the publish after which **every** importer (``manifest.flag_importers``,
+    files the editor does not have open, importing the name from ``'@/shared'``) has a
+    ``missing-export`` for the name on its import line (after a removal) or none (after a
+    restore). An edit whose importers are not all right within ``edit_timeout`` counts as
+    wrong (and its latency is not a sample)."""
+    lsp = server.lsp
+    path = ws / manifest.flag_module
+    text = path.read_text("utf-8")
+    lines = text.split("\n")
+    uri = path.as_uri()
+    name = manifest.flag_export
+    row = next(i for i, ln in enumerate(lines) if ln.startswith(f"export const {name} "))
+    col = lines[row].index(name) + len(name) - 1  # the last letter
+    importers = {}
+    for rel in manifest.flag_importers:
+        ilines = (ws / rel).read_text("utf-8").split("\n")
+        importers[(ws / rel).as_uri()] = next(i for i, ln in enumerate(ilines) if f"{{ {name} }}" in ln)
+    fut = server.expect(uri, 1)
+    server.client.text_document_did_open(lsp.DidOpenTextDocumentParams(
+        lsp.TextDocumentItem(uri=uri, language_id="typescript", version=1, text=text)))
+    await server.wait(fut, open_timeout, f"publishDiagnostics for {manifest.flag_module} version 1 (didOpen)")
+
+    def flagged(iuri: str) -> bool:
+        got = server.diags.get(iuri)
+        return bool(got) and any(d.range.start.line == importers[iuri] and str(d.code) == "missing-export"
+                                 and name in d.message for d in got[1])
+
+    async def until(removed: bool, t_send: float) -> float | None:
+        deadline = time.perf_counter() + edit_timeout
+        while True:
+            server.any_publish.clear()
+            if all(flagged(u) == removed for u in importers):
+                return max([server.diags[u][2] for u in importers if u in server.diags] or [t_send]) - t_send
+            left = deadline - time.perf_counter()
+            if left <= 0:
+                return None
+            try:
+                await asyncio.wait_for(server.any_publish.wait(), left)
+            except asyncio.TimeoutError:
+                pass
+
+    removals, restores, wrong = [], [], []
+    for i in range(2 * pairs):
+        version = 2 + i
+        remove = i % 2 == 0
+        start = lsp.Position(row, col)
+        change = (lsp.TextDocumentContentChangePartial(range=lsp.Range(start, lsp.Position(row, col + 1)), text="")
+                  if remove else lsp.TextDocumentContentChangePartial(range=lsp.Range(start, start), text=name[-1]))
+        t_send = time.perf_counter()
+        server.client.text_document_did_change(lsp.DidChangeTextDocumentParams(
+            text_document=lsp.VersionedTextDocumentIdentifier(uri=uri, version=version), content_changes=[change]))
+        took = await until(remove, t_send)
+        if took is None:
+            wrong.append(version)
+        else:
+            (removals if remove else restores).append(took * 1000)
+    still = [u for u in importers if flagged(u)]
+    return {"removal_ms": removals, "restore_ms": restores, "wrong_versions": wrong, "importers": len(importers),
+            "flagged_at_end": len(still)}
 
 
 # Targets of the random-position edit rows, by line count of the file (the issue's).
@@ -701,6 +839,13 @@ def run(args) -> Report:
     parse_after = pure_parse_seconds(ws, sources)
     parse_s = (parse_before + parse_after) / 2
 
+    # the import checks must find what the generator planted, and nothing else
+    missing, extra = check_import_verdicts(manifest, cold["import_verdicts"])
+    if missing or extra:
+        raise BenchError("the import checks' verdicts differ from what the generator planted:\n"
+                         + "".join(f"  planted, not found: {m}\n" for m in missing)
+                         + "".join(f"  found, not planted: {e}\n" for e in extra))
+
     # 3. warm start in another fresh process, then the contract re-check in that process
     api = generate.build_api()
     removed = next(ep for ep in api.openapi if ep.method == "GET" and ep.openapi_path() == "/users/{userId}")
@@ -711,6 +856,8 @@ def run(args) -> Report:
         warm = run_index_child(ws, index_timeout, recheck=(manifest.openapi, edited))
     if warm["calls"] != cold["calls"] or warm["status"] != cold["status"]:
         raise BenchError(f"warm start found other calls than the cold index: {warm['status']} vs {cold['status']}")
+    if warm["import_verdicts"] != cold["import_verdicts"]:
+        raise BenchError(f"warm start gave other import verdicts than the cold index: {warm['import_verdicts']}")
     if warm["stats"].get("parsed_files", 0) > 0:
         d.setdefault("notes", []).append(f"warm start re-parsed {warm['stats']['parsed_files']:.0f} file(s): the cache missed")
     rc = warm["recheck"]
@@ -724,6 +871,10 @@ def run(args) -> Report:
     # the server's start-up is a warm build like the one just measured: scale its timeout to it
     server_timeout = min(index_timeout, 60 + 4 * warm["ready_s"])
     live = asyncio.run(lsp_benchmark(ws, manifest, args.edits, args.requests, server_timeout, edit_timeout))
+
+    # 5. tsc on the same TypeScript files, once, cold (nothing else runs meanwhile)
+    log("tsc --noEmit on the workspace's TypeScript files ..." if TSC.is_file() else "tsc not installed")
+    tsc = run_tsc(ws, 1800)
 
     # ------------------------------------------------------------------ the table
     st = cold["status"]
@@ -769,6 +920,52 @@ def run(args) -> Report:
         lat = live["requests"][rr.figure]
         rep.add(f"{rr.figure} p50", pct(lat, 50), "ms", note=f"{len(lat)} requests")
         rep.add(f"{rr.figure} p95", pct(lat, 95), "ms", rr.target_ms)
+    # the import checks (issue 11)
+    planted = manifest.import_phantoms
+    by_code = collections.Counter(v[2] for v in cold["import_verdicts"])
+    rep.add("import verdicts found = planted", len(cold["import_verdicts"]), also=True,
+            target_text=f"= {len(planted)}, no other",
+            note=", ".join(f"{c} {by_code.get(c, 0)}" for c in generate.IMPORT_CODES)
+            + "; else the run fails")
+    an = cs.get("analyze_s")
+    rep.add("import analysis in the cold build (analyze_s)", an, "s",
+            note=("the registered analyses on the parser processes' thin facts" if an is not None
+                  else "n/a: below 400 files the analyses run while linking, inside extract+link"))
+    rep.add("import analysis re-run, every file", cold["reanalyze_s"], "s",
+            note=f"{cold['reanalyzed_files']:,} files' thin facts in memory, a fresh resolver")
+    ex = live.get("export_edits")
+    if ex:
+        lat = ex["removal_ms"]
+        what = f"{ex['importers']} importers"
+        rep.add(f"export removal → every importer's diagnostic p50, {what}",
+                pct(lat, 50) if lat else None, "ms",
+                note=f"{len(lat)} one-letter deletions in {manifest.flag_module}, imported through '@/shared' (2 export * levels)")
+        rep.add(f"export removal → every importer's diagnostic p95, {what}", pct(lat, 95) if lat else None,
+                "ms", 50.0, note=f"restores: p95 {pct(ex['restore_ms'], 95):.1f} ms" if ex["restore_ms"] else "")
+        n_ex = len(ex["removal_ms"]) + len(ex["restore_ms"]) + len(ex["wrong_versions"])
+        rep.add("export edits whose importers were all right", n_ex - len(ex["wrong_versions"]),
+                also=not ex["wrong_versions"] and ex["flagged_at_end"] == 0, target_text=f"= {n_ex}",
+                note=f"within {edit_timeout:.0f} s each")
+    specward_s = cold["ready_s"]
+    if tsc is None:
+        rep.add("tsc --noEmit, cold", "tsc not installed (cd tests/imports/tools && npm ci)")
+    else:
+        n_ts = sum(v for k, v in manifest.by_language.items() if k in ("ts", "tsx"))
+        rep.add("tsc --noEmit, cold", tsc["wall_s"], "s",
+                note=f"{n_ts:,} .ts/.tsx files (+ .d.ts of node_modules), wall clock, exit {tsc['exit']}")
+        ratio = tsc["wall_s"] / specward_s
+        rep.add("tsc cold / specward cold index", f"{ratio:.1f}×", also=ratio >= 10, target_text="≥ 10×",
+                note=f"the cold index row, {specward_s:.2f} s: a full cold check of every file, see bench/README.md")
+        judge_s, judged = (an, "analyze_s") if an else (cold["reanalyze_s"], "the re-run")
+        rep.add("tsc cold / specward import analysis alone", f"{tsc['wall_s'] / judge_s:.0f}×",
+                note=f"{judged}, {judge_s:.2f} s: facts already extracted")
+        ours = {(f, ln, c) for f, ln, c, _ in cold["import_verdicts"]
+                if c != "undeclared-dependency" and f.endswith((".ts", ".tsx"))}
+        theirs = set(tsc["verdicts"])
+        rep.add("import verdicts tsc agrees with", len(ours & theirs), also=ours == theirs,
+                target_text=f"= {len(ours)} (specward's in .ts/.tsx, undeclared-dependency aside), and no tsc-only",
+                note=f"specward only: {sorted(ours - theirs) or 'none'}; tsc only: {sorted(theirs - ours) or 'none'}")
+        d["tsc"] = tsc
     recheck_s = max(rc["remove_s"], rc["restore_s"])
     rep.add("contract re-check (max of remove/restore)", recheck_s, "s", 1.0,
             note=f"remove {rc['remove_s']:.2f} s, restore {rc['restore_s']:.2f} s")
