@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from specward.server.engine import index as index_mod
+from specward.server.engine import build as build_mod
 from specward.server.engine.index import WorkspaceIndex
 
 from conftest import copy_example
@@ -186,7 +186,7 @@ def test_parallel_cold_index_matches_sequential(ws: Path, monkeypatch):
         (ws / f"web/src/gen{i}.ts").write_text(f"export const f{i} = () => fetch('/api/gen/{i}');\n")
     seq = WorkspaceIndex(ws, use_cache=False, workers=1)
     seq.build()
-    monkeypatch.setattr(index_mod, "PARALLEL_THRESHOLD", 10)
+    monkeypatch.setattr(build_mod, "PARALLEL_THRESHOLD", 10)
     par = WorkspaceIndex(ws, use_cache=False, workers=2)
     par.build()
     assert summary(par) == summary(seq)
@@ -209,7 +209,7 @@ def test_files_linked_before_what_they_import_is_extracted(ws: Path, monkeypatch
     seq = WorkspaceIndex(ws, use_cache=False, workers=1)
     seq.build()
     assert phantoms(seq, "web/src/chain/a0.ts") == expected
-    monkeypatch.setattr(index_mod, "PARALLEL_THRESHOLD", 2)
+    monkeypatch.setattr(build_mod, "PARALLEL_THRESHOLD", 2)
     par = WorkspaceIndex(ws, use_cache=cache, workers=2)
     par.build()
     assert ("linked_in_parsers" in par.stats) == cache
@@ -226,7 +226,7 @@ def test_many_changed_files_are_parsed_in_parser_processes_on_a_warm_start(ws: P
     linked here with the cached ones."""
     for i in range(40):
         (ws / f"web/src/gen{i}.ts").write_text(f"export const f{i} = () => fetch('/api/gen/{i}');\n")
-    monkeypatch.setattr(index_mod, "PARALLEL_THRESHOLD", 10)
+    monkeypatch.setattr(build_mod, "PARALLEL_THRESHOLD", 10)
     first = WorkspaceIndex(ws, workers=2)
     first.build()
     first.facts.wait_stored()
@@ -250,7 +250,7 @@ def test_cold_cache_is_filled_by_the_parser_processes_after_the_build(ws: Path, 
     (ws / "web/src/blob.ts").write_bytes(b"\x00\x01binary")
     seq = WorkspaceIndex(ws, use_cache=False, workers=1)
     seq.build()
-    monkeypatch.setattr(index_mod, "PARALLEL_THRESHOLD", 10)
+    monkeypatch.setattr(build_mod, "PARALLEL_THRESHOLD", 10)
     cold = WorkspaceIndex(ws, workers=2)
     cold.build()
     parsed = cold.stats["parsed_files"]
@@ -364,8 +364,8 @@ def test_a_parser_process_crash_loses_only_its_file(ws: Path, tmp_path: Path, mo
     hook.mkdir()
     (hook / "sitecustomize.py").write_text(CRASHING)
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(hook), os.environ.get("PYTHONPATH", "")]))
-    monkeypatch.setattr(index_mod, "PARALLEL_THRESHOLD", 10)
-    monkeypatch.setattr(index_mod, "BATCH", 8)
+    monkeypatch.setattr(build_mod, "PARALLEL_THRESHOLD", 10)
+    monkeypatch.setattr(build_mod, "BATCH", 8)
     par = WorkspaceIndex(ws, use_cache=cache, workers=2)
     par.build()
     crashed = [f for f in par.findings("web/src/crash.ts")]

@@ -227,9 +227,9 @@ def test_python_documents_are_extracted_in_full_and_get_no_edit_state(tmp_path: 
 
 
 def test_only_the_last_edited_documents_keep_their_trees(tmp_path: Path, monkeypatch):
-    from specward.server.engine import index as index_mod
+    from specward.server.engine import updates as updates_mod
 
-    monkeypatch.setattr(index_mod, "EDIT_STATES", 2)
+    monkeypatch.setattr(updates_mod, "EDIT_STATES", 2)
     files = dict(FILES)
     for i in range(4):
         files[f"src/extra/e{i}.ts"] = f"export const get{i} = (id: string) => fetch(`/api/orders/${{id}}/e{i}`);\n"

@@ -15,6 +15,13 @@
 //   (b) the Problems panel shows it          (c) hovering the URL shows "not in the contract"
 //   (d) the quick fix removes it             (e) the status-bar item says "specward", and the
 //       status oracle (SPECWARD_TEST_STATUS_FILE) shows the server started (never "nothing")
+// In the same window, web/src/features/tags.ts (written into the copy before code-server
+// starts) imports `gett`, which web/src/api/request.ts does not export:
+//   (i) the oracle has its missing-export diagnostic and the Problems panel shows its message
+//   (j) the quick fix "Change to 'get'" (a command, specward.applyFix: the server sends
+//       workspace/applyEdit, then records the fix) rewrites the import to `get as gett`, the
+//       missing-export leaves the oracle, and .specward/fix-history.jsonl in the copy holds
+//       one record whose brokenImport.names is ["gett"]
 // Then, in a second code-server (its own oracles), a project with nothing for specward (a
 // pyproject.toml without [tool.specward], a TypeScript file):
 //   (f) the status item says "specward: nothing to check", and no server was started
@@ -49,6 +56,17 @@ const EXPECTED_MESSAGE = 'GET /api/user/profile/avatar is not in the contract';
 const URL_TOKEN = "'/user/profile/avatar'";
 const FIX_TITLE = 'Replace with GET /api/user/profile';
 const REL_FILE = 'web/src/features/profile.ts';
+// (i)-(j): a name that web/src/api/request.ts does not export (it exports `get`)
+const IMPORT_REL = 'web/src/features/tags.ts';
+const IMPORT_SOURCE = [
+  "import { gett } from '../api/request';",
+  '',
+  '// The articles filed under a tag, newest first.',
+  'export const articlesTagged = (tag: string) => gett(`/articles?tag=${encodeURIComponent(tag)}`);',
+  '',
+].join('\n');
+const IMPORT_MESSAGE = "'gett' is not exported by web/src/api/request.ts (did you mean 'get'?)";
+const IMPORT_FIX_TITLE = "Change to 'get'";
 
 const t0 = Date.now();
 const log = (msg) => console.log(`[e2e ${((Date.now() - t0) / 1000).toFixed(1).padStart(5)}s] ${msg}`);
@@ -193,6 +211,7 @@ async function main() {
   tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'specward-vscode-e2e-'));
   const workspace = path.join(tmp, 'fullstack');
   fs.cpSync(path.join(REPO, 'examples/fullstack'), workspace, { recursive: true });
+  fs.writeFileSync(path.join(workspace, IMPORT_REL), IMPORT_SOURCE);
   const userData = path.join(tmp, 'user-data');
   const extensions = path.join(tmp, 'extensions');
   const oracle = path.join(tmp, 'diagnostics.json');
@@ -346,7 +365,88 @@ async function main() {
   }
   log(`(e) ok: status bar says "${text}"; the status oracle says ${states.join(' -> ')}`);
 
+  await missingExport({ workspace, oracle });
   await nothingToCheck({ csArgs });
+}
+
+/** (i)-(j): a missing export in web/src/features/tags.ts, and its quick fix through the UI. */
+async function missingExport({ workspace, oracle }) {
+  step = `opening ${IMPORT_REL} from the Explorer`;
+  const editor = await openFromExplorer(IMPORT_REL, 'articlesTagged');
+  log(`opened ${IMPORT_REL}`);
+
+  // ---- (i) the oracle and the Problems panel --------------------------------------
+  step = '(i) missing-export diagnostic in the oracle file and the Problems panel';
+  const isOurs = (d) => d.code === 'missing-export' && d.source === 'specward' && d.uri.endsWith(`/${IMPORT_REL}`);
+  const found = await waitFor(`the missing-export of ${IMPORT_REL} in ${oracle}`,
+    () => (readOracle(oracle) || []).find(isOurs));
+  if (!found.message.includes(IMPORT_MESSAGE) || found.range.start.line !== 0) {
+    throw new StepError(`the missing-export of ${IMPORT_REL} is ${JSON.stringify(found)}: ` +
+      `expected "${IMPORT_MESSAGE}" on line 1`);
+  }
+  const panel = page.locator('.markers-panel');
+  if (!(await panel.isVisible())) {
+    await editor.click({ position: { x: 400, y: 5 } });
+    await page.keyboard.press('Control+Shift+M');
+    await panel.waitFor({ state: 'visible' });
+  }
+  // the panel lists every file's problems in a virtual list: filter it down to ours
+  const filter = page.locator('.panel .viewpane-filter-container input').first();
+  await filter.fill('gett');
+  const problemRow = page.locator('.markers-panel .monaco-list-row', { hasText: IMPORT_MESSAGE }).first();
+  await problemRow.waitFor({ state: 'visible' });
+  log(`(i) ok: oracle has ${found.code} at ${found.range.start.line + 1}:${found.range.start.character + 1} ` +
+    `(${found.severity}), and the Problems panel lists "${found.message}"`);
+
+  // ---- (j) quick fix, through the UI as in (d) --------------------------------------
+  step = `(j) quick fix "${IMPORT_FIX_TITLE}"`;
+  const importLine = editor.locator('.view-line', { hasText: "'../api/request'" }).first();
+  // the theme may colour the spaces around the name like the name: one span " gett "
+  const token = importLine.locator('span span', { hasText: /^\s*gett\s*$/ }).first();
+  await token.waitFor();
+  const box = await token.boundingBox();
+  if (!box) throw new StepError('the `gett` token has no bounding box');
+  await page.keyboard.press('Escape');
+  await page.mouse.move(box.x + box.width / 2, box.y + 300);
+  await page.mouse.click(box.x + box.width / 2, box.y + box.height / 2); // cursor on the squiggle
+  await page.keyboard.press('Escape'); // any hover the click raised
+  const fixItem = page.locator('.action-widget .monaco-list-row', { hasText: IMPORT_FIX_TITLE }).first();
+  await waitFor('the code-action menu with the fix', async () => {
+    await page.keyboard.press('Control+.');
+    try {
+      await fixItem.waitFor({ state: 'visible', timeout: 5_000 });
+      return true;
+    } catch {
+      await page.keyboard.press('Escape');
+      return false;
+    }
+  });
+  const fb = await fixItem.boundingBox();
+  await page.mouse.click(fb.x + fb.width / 2, fb.y + fb.height / 2);
+  // the server sent workspace/applyEdit: the editor shows the rewritten import
+  await waitFor('the editor to show `get as gett`', async () =>
+    (await editor.locator('.view-lines').innerText()).replace(/\u00a0/g, ' ').includes('get as gett'));
+  await waitFor(`no missing-export of ${IMPORT_REL} in the oracle`, () => {
+    const diags = readOracle(oracle);
+    return diags && !diags.some(isOurs);
+  });
+  // then it recorded the fix (after VS Code answered that it applied the edit)
+  const ledger = path.join(workspace, '.specward', 'fix-history.jsonl');
+  const records = await waitFor(`one record in ${ledger}`, () => {
+    let text;
+    try {
+      text = fs.readFileSync(ledger, 'utf8');
+    } catch {
+      return undefined; // not written yet
+    }
+    if (!text.endsWith('\n')) return undefined; // being written
+    return text.split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l));
+  });
+  if (records.length !== 1 || JSON.stringify(records[0].brokenImport?.names) !== '["gett"]') {
+    throw new StepError(`${ledger} holds ${JSON.stringify(records)}: expected one record with brokenImport.names ["gett"]`);
+  }
+  log(`(j) ok: the fix rewrote the import to \`get as gett\`, its missing-export is gone, and ${path.relative(workspace, ledger)} ` +
+    `records ${JSON.stringify(records[0].brokenImport)}`);
 }
 
 /** (f)-(h): a project with nothing for specward, then a contract appears in it. */

@@ -1,0 +1,264 @@
+"""How ``WorkspaceIndex`` follows changes: a source file's new text (extracted again, in
+part when it is an open document being edited), what it changes for the files that read it
+through their links or their analyses, a contract, a file that is not a source appearing
+(``docs/architecture.md``, "How an edit flows"). A mixin of ``WorkspaceIndex``
+(``index.py``): its state lives there."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import replace
+from typing import Iterable
+
+from specward.analyzers.extract import extract_edited
+from specward.analyzers.extract.incremental import edited_incrementally
+from specward.analyzers.http import HttpCall
+from specward.analyzers.model import Finding, Span
+
+from .parsing import extract_safely
+from .inputs import ambient_modules, is_input_file
+from .workspace import FileText, digest_of
+
+from .build import _collector_paused
+
+log = logging.getLogger(__name__)
+
+CONFIG_FILES = ("specward.toml", "pyproject.toml")  # a change of one builds the index again
+EDIT_STATES = 8  # documents edited incrementally whose extraction state is kept (trees: ~40 B/byte)
+
+
+def _moved_findings(found: tuple[Finding, ...], rel: str, where) -> tuple[Finding, ...] | None:
+    """Findings of ``rel`` placed where an edit moved them (their spans, and the edits of
+    their quick fixes in this file); None when one cannot be placed."""
+    out = []
+    for f in found:
+        span = where(f.span)
+        if span is None:
+            return None
+        data = f.data
+        fixes = dict(data).get("fixes")
+        if fixes:
+            moved = []
+            for title, file, start, end, text in fixes:
+                if file == rel:
+                    at = where(Span(start, end))
+                    if at is None:
+                        return None
+                    start, end = at.start, at.end
+                moved.append((title, file, start, end, text))
+            data = tuple((k, tuple(moved)) if k == "fixes" else (k, v) for k, v in data)
+        out.append(f if span == f.span and data is f.data else replace(f, span=span, data=data))
+    return tuple(out)
+
+
+class UpdateSteps:
+    def update(self, rel: str, text: str | None, incremental: bool = False) -> set[str]:
+        """A file's new text (None: deleted or unreadable). Returns the paths whose findings
+        may have changed. ``incremental``: the file is being edited (an open document) and
+        its next versions will come this way too: keep what lets the next edit re-extract
+        only the statements it touches (the results are the same either way)."""
+        # an update of a large file builds tens of thousands of objects that live until it
+        # ends: with the collector on, its young-generation passes scan them again and again
+        # (~10 % of an edit's time); paused, one pass after the update sees them once
+        with self.lock, _collector_paused():
+            if rel in CONFIG_FILES:
+                before = set(self.facts) | set(self.contracts) | {rel}
+                self.build()
+                return before | set(self.facts) | set(self.contracts)
+            affected: set[str] = set()
+            if self._resolves_with(rel):
+                affected = self._update_resolver(rel, text)
+            if is_input_file(rel) or (rel.endswith(".d.ts") and self._ambient_changed(rel, text)):
+                affected |= self.reload_inputs()
+            if self.ws.is_excluded(rel):
+                return affected  # (a ledger in .specward/, a manifest in an excluded folder)
+            if (rel in self.rdeps or rel in self.ardeps) and not self.ws.is_source(rel) \
+                    and not self.ws.is_contract(rel, text) \
+                    and rel not in self.contracts:
+                return affected | self._other_file_changed(rel)
+            # a contract that no longer looks like one (an edit removed its openapi key)
+            # stays a contract, and is reported, rather than vanishing silently
+            if self.ws.is_contract(rel, text) or rel in self.contracts:
+                return self._update_contract(rel, text) | affected
+            if self.ws.is_source(rel):
+                return self._update_source(rel, text, incremental) | affected
+            return affected
+
+    def update_from_disk(self, rel: str) -> set[str]:
+        ft = self.ws.read(rel)
+        if ft.text is None and ft.reason != "the file no longer exists":
+            with self.lock:
+                self.skipped[rel] = ft.reason or "skipped"
+        return self.update(rel, ft.text)
+
+    def _update_source(self, rel: str, text: str | None, incremental: bool = False) -> set[str]:
+        old_unused = {f.span for f in self.unused}
+        change = None
+        if text is None:
+            self._edit_states.pop(rel, None)
+            existed = self.facts.drop(rel)
+            self.digests.pop(rel, None)
+            if not existed:
+                return {rel}
+        else:
+            digest = digest_of(text.encode("utf-8", "surrogatepass"))
+            if self.digests.get(rel) == digest and rel in self.facts:
+                return set()
+            self.skipped.pop(rel, None)
+            facts, change = self._extract(rel, text, incremental)
+            self.facts.put_live(rel, facts)
+            self.digests[rel] = digest
+            if change is not None and change.moved_only and self._move_links(rel, facts, change):
+                return {rel}  # no fact changed, only where they are: nothing to link or match
+        linked = {rel} | self.rdeps.get(rel, set())
+        self._link(linked)
+        judged = self.ardeps.get(rel, set()) - linked  # reached only through an analysis edge
+        self._analyze(judged)
+        affected = linked | judged | self._rematch(linked)
+        if {f.span for f in self.unused} != old_unused:
+            affected |= set(self.contracts)
+        return affected
+
+    def prepare_edits(self, rel: str, text: str) -> None:
+        """Give an open document what its incremental edits start from, when it has none
+        (opened with the text already indexed): else its first edit extracts the whole file."""
+        with self.lock, _collector_paused():
+            if (rel in self._edit_states or rel not in self.facts or not self.ws.is_source(rel)
+                    or self.digests.get(rel) != digest_of(text.encode("utf-8", "surrogatepass"))):
+                return
+            try:
+                _, state, _ = extract_edited(rel, text, None, lazy=True)
+            except Exception:  # noqa: BLE001 - its first edit extracts it in full instead
+                return
+            if state is not None:
+                self._keep_state(rel, state)
+                self.facts.put_live(rel, state)  # the same facts (same text), from that state
+
+    def _keep_state(self, rel: str, state) -> None:
+        """Keep ``rel``'s edit state; the oldest beyond ``EDIT_STATES`` is dropped, and its
+        facts, if the store holds them through it, are built so that its tree goes too."""
+        self._edit_states[rel] = state
+        while len(self._edit_states) > EDIT_STATES:
+            old_rel, old = self._edit_states.popitem(last=False)
+            if self.facts.holds(old_rel, old):
+                self.facts.put_live(old_rel, old.facts)
+
+    def needs_edit_state(self, rel: str) -> bool:
+        """Whether an open document still lacks what its incremental edits start from."""
+        return rel not in self._edit_states and edited_incrementally(rel)
+
+    def _extract(self, rel: str, text: str, incremental: bool):
+        """(facts, how they differ from the index's facts of ``rel`` or None when not known)."""
+        state = self._edit_states.pop(rel, None)
+        if not incremental:
+            return extract_safely(rel, text), None
+        try:
+            facts, new_state, change = extract_edited(rel, text, state, lazy=True)
+        except Exception:  # noqa: BLE001 - the plain path reports the failure on the file
+            return extract_safely(rel, text), None
+        if new_state is not None:
+            self._keep_state(rel, new_state)
+            if facts is None:
+                facts = new_state  # its facts are built when something reads them
+        if state is None or not self.facts.holds(rel, state):
+            change = None  # `change` compares with the state's facts, not the index's
+        return facts, change
+
+    def _move_links(self, rel: str, facts, change) -> bool:
+        """An edit moved ``rel``'s facts without changing them: move its linked calls and
+        their statuses the same way (a file's link results hold only its own spans, so no
+        other file's change). False when a span cannot be placed: link as usual then."""
+        calls = self.calls.get(rel)
+        if calls is None or rel not in self.deps:
+            return False
+        where = change.span
+
+        def moved_call(c: HttpCall) -> HttpCall | None:
+            span, call_span = where(c.span), where(c.call_span)
+            if span is None or call_span is None:
+                return None
+            return c if span == c.span and call_span == c.call_span else replace(c, span=span, call_span=call_span)
+
+        new_calls = [moved_call(c) for c in calls]
+        new_statuses = []
+        for st in self.statuses.get(rel, ()):
+            call = moved_call(st.call)
+            finding = st._finding
+            if finding is not None:
+                span = where(finding.span)
+                if span is None:
+                    return False
+                if span != finding.span:
+                    finding = replace(finding, span=span)
+            if call is None:
+                return False
+            unmoved = call is st.call and finding is st._finding
+            new_statuses.append(st if unmoved else replace(st, call=call, _finding=finding))
+        if any(c is None for c in new_calls):
+            return False
+        moved: dict = {}
+        for table in (self.problems, self.routes):  # the facts' own, moved the same way
+            items = table.get(rel, ())
+            spans = [where(x.span) for x in items]
+            if None in spans:
+                return False
+            moved[id(table)] = tuple(replace(x, span=sp) for x, sp in zip(items, spans))
+        moved_analysis = _moved_findings(self.analysis_findings.get(rel, ()), rel, where)
+        if moved_analysis is None:
+            return False
+        self.calls[rel] = new_calls
+        if rel in self.statuses:
+            self.statuses[rel] = new_statuses
+        for table in (self.problems, self.routes):
+            if moved[id(table)]:
+                table[rel] = moved[id(table)]
+        self._dirty_links.add(rel)
+        if self.analysis_findings.get(rel):
+            self.analysis_findings[rel] = moved_analysis
+        self.stats["moved_links"] = self.stats.get("moved_links", 0.0) + 1
+        return True
+
+    def _update_contract(self, rel: str, text: str | None) -> set[str]:
+        if text is None:
+            self.contracts.pop(rel, None)
+        else:
+            self._load_contract(rel, FileText(rel, text, ""))
+        self._rebuild_table()
+        paths = list(self.calls)
+        self._rematch(paths)
+        return set(paths) | set(self.contracts) | {rel}
+
+    def persist(self, rels: Iterable[str]) -> None:
+        """The files' current facts match the disk: store them (and pending link results)."""
+        if self.cache is None or not self.cache.enabled:
+            return
+        with self.lock:
+            rows = []
+            for r in rels:
+                facts = self.facts.live(r)
+                if facts is not None and r in self.digests:
+                    rows.append((r, self.digests[r], facts))
+            if self.cache.store(rows):
+                self.facts.mark_stored(r for r, _, _ in rows)
+            self._flush_links()
+
+    def _ambient_changed(self, rel: str, text: str | None) -> bool:
+        env = self.analysis_input.environment
+        declared = getattr(env, "declared_modules", {}) or {}
+        before = sorted(m for m, r in declared.items() if r == rel)
+        return before != sorted(set(ambient_modules(text or "")))
+
+    def _other_file_changed(self, rel: str) -> set[str]:
+        """A file that is not a source (a stylesheet, an image) appeared or went away, and
+        some file's analyses asked for it: those are judged again."""
+        files = set(self.analysis_input.files)
+        if (self.root / rel).exists():
+            files.add(rel)
+        else:
+            files.discard(rel)
+        self.analysis_input = replace(self.analysis_input, files=frozenset(files))
+        linked = set(self.rdeps.get(rel, ()))
+        self._link(linked)
+        judged = self.ardeps.get(rel, set()) - linked
+        self._analyze(judged)
+        return linked | judged | self._rematch(linked)
