@@ -98,3 +98,28 @@ async def test_a_typed_phantom_name_its_fix_and_the_ledger(client: LanguageClien
     assert hover is not None and "gett" in hover.contents.value
     # and the ledger is what git keeps of .specward/
     assert "!fix-history.jsonl" in (root / ".specward/.gitignore").read_text()
+
+
+async def test_an_installed_but_undeclared_package_is_added_to_the_manifest_with_its_version(client: LanguageClient):
+    root = client.workspace_root
+    await wait_for(lambda: codes(client, root, "web/src/features/profile.ts"), what="initial index")
+    installed = root / "node_modules/dayjs"
+    installed.mkdir(parents=True)
+    (installed / "package.json").write_text('{"name": "dayjs", "version": "1.11.13", "main": "dayjs.min.js"}\n')
+    (installed / "dayjs.min.js").write_text("module.exports = function dayjs() {};\n")
+    # the environment is read when the index builds: a manifest change makes it read again
+    (root / "package.json").write_text((root / "package.json").read_text())
+    rel = "web/src/features/dates.ts"
+    uri = _open(client, root, rel, "import dayjs from 'dayjs';\n\nexport const today = () => dayjs();\n")
+    client.workspace_did_change_watched_files(lsp.DidChangeWatchedFilesParams(changes=[lsp.FileEvent(
+        uri=(root / "package.json").as_uri(), type=lsp.FileChangeType.Changed)]))
+    await wait_for(lambda: codes(client, root, rel) == ["undeclared-dependency"], what="undeclared-dependency")
+    diag = client.diagnostics[uri][0]
+    assert diag.severity == lsp.DiagnosticSeverity.Warning
+    actions = await client.text_document_code_action_async(lsp.CodeActionParams(
+        text_document=lsp.TextDocumentIdentifier(uri=uri), range=diag.range,
+        context=lsp.CodeActionContext(diagnostics=[diag])))
+    fix = next(a for a in actions if a.title == "Add dayjs@^1.11.13 to package.json")
+    change = fix.edit.document_changes[0]
+    assert change.text_document.uri == (root / "package.json").as_uri()
+    assert '"dayjs": "^1.11.13"' in change.edits[0].new_text

@@ -10,6 +10,7 @@ the edit and then appends the record. Every change is a ``WorkspaceEdit`` the us
 
 from __future__ import annotations
 
+import json
 import re
 
 from lsprotocol import converters
@@ -17,6 +18,7 @@ from lsprotocol import types as lsp
 
 from specward.analyzers import ide
 from specward.analyzers.contracts.edit import add_endpoint
+from specward.analyzers.manifest_edit import add_dependency
 from specward.analyzers.matching import full_path
 from specward.analyzers.model import Span
 
@@ -72,6 +74,45 @@ ANALYSIS_FIXES = ("phantom-import", "missing-export", "undeclared-dependency", "
 APPLY_COMMAND = "specward.applyFix"  # handlers/execute_command.py
 
 
+def _declare_fix(session, rel: str, data: dict) -> tuple:
+    """Add an installed npm package to the nearest package.json, with the installed
+    version's range (never an invented one); nothing when it is not installed here."""
+    package = data.get("package")
+    if not isinstance(package, str) or rel.endswith((".py", ".pyi")):
+        return ()
+    index = session.index
+    folders = []
+    folder = rel.rpartition("/")[0]
+    while True:
+        folders.append(folder)
+        if not folder:
+            break
+        folder = folder.rpartition("/")[0]
+    version = None
+    for f in folders:  # the package as Node resolves it: the nearest node_modules that has it
+        meta = index.ws.read(f"{f}/node_modules/{package}/package.json" if f else f"node_modules/{package}/package.json")
+        if meta.text is not None:
+            try:
+                got = json.loads(meta.text).get("version")
+            except (ValueError, AttributeError):
+                got = None
+            version = got if isinstance(got, str) else None
+            break
+    if version is None:
+        return ()
+    for f in folders:
+        manifest = f"{f}/package.json" if f else "package.json"
+        mlines, _ = session.text_of(manifest) if index.ws.read(manifest).text is not None else (None, None)
+        if mlines is None:
+            continue
+        edit = add_dependency(mlines.data.decode("utf-8", "replace"), package, version)
+        if edit is None:
+            return ()
+        span, new_text = edit
+        return ((f"Add {package}@^{version} to {manifest}", manifest, span.start, span.end, new_text),)
+    return ()
+
+
 def _record(finding, data: dict, new_text: str, rel: str, line: int) -> dict | None:
     """The fix-history ledger record of applying this fix (docs/ledger.md), or None when it
     is not one the ledger keeps: fixes of a phantom import (the specifier rewritten), of a
@@ -99,7 +140,10 @@ def _analysis_fixes(session, rel, uri, version, lines, diag) -> list[lsp.CodeAct
         if finding.code != diag.code or not finding.span.start <= at <= max(finding.span.end, finding.span.start):
             continue
         data = dict(finding.data)
-        for i, (title, file, start, end, new_text) in enumerate(data.get("fixes", ())):
+        fixes = tuple(data.get("fixes", ()))
+        if finding.code == "undeclared-dependency" and not fixes:
+            fixes = _declare_fix(session, rel, data)
+        for i, (title, file, start, end, new_text) in enumerate(fixes):
             if file == rel:
                 action = _fix(title, uri, version, lines, Span(start, end), new_text, diag, session.encoding,
                               preferred=i == 0)
