@@ -30,6 +30,7 @@ from typing import Callable, Iterable, Iterator
 
 from .codes import CODES
 from .model import FileFacts, Finding, Import, Span
+from .resolve_configs import norm
 
 AI_SPEC_LEDGER = ".ai-spec-fix-history.json"
 LEDGER = ".specward/fix-history.jsonl"
@@ -442,20 +443,6 @@ def _dirname(path: str) -> str:
     return path.rpartition("/")[0]
 
 
-def _normalize(parts: list[str]) -> list[str] | None:
-    out: list[str] = []
-    for p in parts:
-        if p in ("", "."):
-            continue
-        if p == "..":
-            if not out:
-                return None
-            out.pop()
-        else:
-            out.append(p)
-    return out
-
-
 def _relative(target: list[str], folder: list[str]) -> str:
     common = 0
     while common < len(target) and common < len(folder) and target[common] == folder[common]:
@@ -492,9 +479,10 @@ def respell(spec: str, from_file: str, to_file: str, python: bool = False) -> st
     if not (spec.startswith(("./", "../")) or spec in (".", "..")):
         return spec
     slash = spec.endswith("/")
-    target = _normalize(_dirname(from_file).split("/") + spec.split("/"))
-    if target is None:
+    joined = norm(_dirname(from_file) + "/" + spec)  # the one resolver's path arithmetic
+    if joined is None:
         return spec
+    target = [p for p in joined.split("/") if p]
     here = [p for p in _dirname(to_file).split("/") if p]
     out = _relative(target, here)
     return out + "/" if slash and not out.endswith("/") else out

@@ -64,55 +64,42 @@ def _unit(text: str) -> str:
     return m.group(1) if m else "  "
 
 
-def _top_level_key(text: str, field: str) -> int | None:
-    """The offset of the ``{`` that opens the top-level ``field`` object (depth 1)."""
+def _structure(text: str, start: int = 0):
+    """``(offset, character, depth before it)`` of every character outside strings from
+    ``start``, and of the ``"`` that opens each string (whose content is skipped)."""
     depth = 0
-    i = 0
-    in_string = False
-    key = f'"{field}"'
+    i = start
     while i < len(text):
         c = text[i]
-        if in_string:
-            if c == "\\":
-                i += 2
-                continue
-            if c == '"':
-                in_string = False
-        elif c == '"':
-            if depth == 1 and text.startswith(key, i):
-                m = re.compile(r'"[^"]*"\s*:\s*\{').match(text, i)
-                if m and m.group(0).startswith(key):
-                    return m.end() - 1
-            in_string = True
-        elif c in "{[":
-            depth += 1
-        elif c in "}]":
-            depth -= 1
+        if c == '"':
+            yield i, c, depth
+            i += 1
+            while i < len(text) and text[i] != '"':
+                i += 2 if text[i] == "\\" else 1
+        else:
+            yield i, c, depth
+            if c in "{[":
+                depth += 1
+            elif c in "}]":
+                depth -= 1
         i += 1
+
+
+def _top_level_key(text: str, field: str) -> int | None:
+    """The offset of the ``{`` that opens the top-level ``field`` object (depth 1)."""
+    opener = re.compile(r'"%s"\s*:\s*\{' % re.escape(field))
+    for i, c, depth in _structure(text):
+        if c == '"' and depth == 1:
+            m = opener.match(text, i)
+            if m:
+                return m.end() - 1
     return None
 
 
 def _matching_brace(text: str, opening: int) -> int | None:
-    depth = 0
-    in_string = False
-    i = opening
-    while i < len(text):
-        c = text[i]
-        if in_string:
-            if c == "\\":
-                i += 2
-                continue
-            if c == '"':
-                in_string = False
-        elif c == '"':
-            in_string = True
-        elif c in "{[":
-            depth += 1
-        elif c in "}]":
-            depth -= 1
-            if depth == 0:
-                return i
-        i += 1
+    for i, c, depth in _structure(text, opening):
+        if c in "}]" and depth == 1:
+            return i
     return None
 
 

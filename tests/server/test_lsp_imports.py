@@ -123,3 +123,18 @@ async def test_an_installed_but_undeclared_package_is_added_to_the_manifest_with
     change = fix.edit.document_changes[0]
     assert change.text_document.uri == (root / "package.json").as_uri()
     assert '"dayjs": "^1.11.13"' in change.edits[0].new_text
+
+
+def test_the_network_and_the_user_ledger_are_editor_options_only():
+    from specward.server.lsp.handlers.initialize import parse_options
+
+    assert parse_options({"registryCheck": True, "userLedger": True}) == {"registry_check": True, "user_ledger": True}
+    assert parse_options({"registryCheck": "yes", "userLedger": 1}) == {}
+    # a workspace's configuration has no such keys: they are invalid there
+    from specward.server.engine.config import Settings
+
+    import pydantic
+    import pytest
+
+    with pytest.raises(pydantic.ValidationError):
+        Settings(registryCheck=True)

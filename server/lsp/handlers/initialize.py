@@ -41,20 +41,14 @@ def parse_options(raw: object) -> dict:
         for k in sorted(set(severity) - set(good)):
             log.warning("initializationOptions.severity.%s ignored: unknown code or level", k)
         out["severity"] = good
-    registry = raw.get("registryCheck")
-    if registry is not None:
-        if isinstance(registry, bool):
-            # a user/editor setting (the VS Code extension sends it only in a trusted
-            # workspace); a workspace's own specward.toml cannot turn it on
-            out["registry_check"] = registry
-        else:
-            log.warning("initializationOptions.registryCheck ignored: expected true or false")
-    user_ledger = raw.get("userLedger")
-    if user_ledger is not None:
-        if isinstance(user_ledger, bool):
-            out["user_ledger"] = user_ledger
-        else:
-            log.warning("initializationOptions.userLedger ignored: expected true or false")
+    # user/editor settings only (the VS Code extension sends registryCheck only in a trusted
+    # workspace); a workspace's own specward.toml cannot turn them on
+    for key, name in (("registryCheck", "registry_check"), ("userLedger", "user_ledger")):
+        value = raw.get(key)
+        if isinstance(value, bool):
+            out[name] = value
+        elif value is not None:
+            log.warning("initializationOptions.%s ignored: expected true or false", key)
     for key in sorted(set(raw) - {"contracts", "severity", "registryCheck", "userLedger"}):
         log.warning("initializationOptions.%s ignored: unknown setting", key)
     return out
