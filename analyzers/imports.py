@@ -436,6 +436,13 @@ class _Checker:
         names = self.py_names(target, {target}, public=False)
         if names is None or imp.name in names:
             return
+        if target.endswith(".py") and self.lookup(target + "i") is not None:
+            # a stub beside the module (pkg/__init__.pyi): what it declares exists too (type
+            # aliases, names the module makes at run time), as pyright reads it
+            stub = self.py_names(target + "i", {target + "i"}, public=False)
+            if stub is None or imp.name in stub:
+                return
+            names |= stub
         package = target.endswith("__init__.py")
         if package:
             sub = self.resolve(self.path, _submodule(module, imp.name))
@@ -479,7 +486,7 @@ class _Checker:
     # ------------------------------------------------------------------ messages and fixes
     def phantom(self, imp: Import, spec: str, r: Resolution, span: Span) -> None:
         msg = f"cannot find module '{spec}'"
-        tried = _shorten(r.probed, self.python)
+        tried = _shorten(tuple(p for p in r.probed if not p.endswith(".pyi")) or r.probed, self.python)  # stubs: implied
         if tried:
             msg += f" (tried {tried})"
         fixes = self.path_fixes(imp, r)

@@ -21,6 +21,7 @@ vue.config, and Python modules. docs/module-resolution.md has the rules and deci
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
 from posixpath import dirname
 from typing import Callable
@@ -39,6 +40,8 @@ SVELTEKIT = "sveltekit"  # $app/*, $env/*, $service-worker, ./$types
 NUXT = "nuxt"  # #app, #imports, #components, #build, and the # modules Nuxt modules add
 NODE = "node"  # node:fs, fs, path, ...
 VIRTUAL = "virtual"  # virtual:* modules of bundler plugins
+
+_STDLIB = frozenset(sys.stdlib_module_names)
 
 
 @dataclass(frozen=True, slots=True)
@@ -387,15 +390,22 @@ class Resolver:
         else:
             rest = module.replace(".", "/")
             roots = [rest, f"src/{rest}"]
-            here = folder
-            while here:
-                roots.append(f"{here}/{rest}")
-                here = dirname(here)
+            # the importer's folder and its parents come last, as in pyright, and never for a
+            # standard-library name: `from abc import ABC` in pkg/console.py is the standard
+            # library's abc, not pkg/abc.py (Python 3 has no implicit relative imports)
+            if module.partition(".")[0] not in _STDLIB:
+                here = folder
+                while here:
+                    roots.append(f"{here}/{rest}")
+                    here = dirname(here)
         for root in roots:
             r = join("", root)
             if r is None:
                 continue
-            for cand in ((f"{r}.py", f"{r}/__init__.py") if r else ("__init__.py",)):
+            # the module, then a stub standing alone (a stub beside its module describes it:
+            # the module is what runs and what the linker follows)
+            for cand in ((f"{r}.py", f"{r}/__init__.py", f"{r}.pyi", f"{r}/__init__.pyi") if r
+                         else ("__init__.py", "__init__.pyi")):
                 if self._probe(cand, probed):
                     return Resolution(FILE, path=cand, via="python", probed=tuple(probed))
         if module.startswith("."):

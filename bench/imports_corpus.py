@@ -38,6 +38,7 @@ the benchmark itself breaks (a fetch, an install or a tool fails).
 from __future__ import annotations
 
 import argparse
+import fnmatch
 import io
 import json
 import os
@@ -48,7 +49,6 @@ import subprocess
 import sys
 import tarfile
 import time
-import urllib.request
 import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -59,7 +59,10 @@ PYRIGHT = Path(sys.executable).parent / "pyright"
 WINDOW = 6
 IMPORT_CODES = ("phantom-import", "missing-export", "undeclared-dependency")
 TS_CODES = {"TS2307": "phantom-import", "TS2305": "missing-export", "TS2724": "missing-export",
-            "TS2614": "missing-export", "TS1192": "missing-export", "TS2613": "missing-export"}
+            "TS2614": "missing-export", "TS1192": "missing-export", "TS2613": "missing-export",
+            # node16/nodenext: "relative import paths need explicit file extensions" with no file to
+            # suggest (TS2835, with a suggestion, names a file that exists and is not mapped)
+            "TS2834": "phantom-import"}
 TSC_LINE = re.compile(r"^(?P<file>[^(\s][^(]*)\((?P<line>\d+),\d+\): error (?P<code>TS\d+): (?P<msg>.*)$")
 STAMP = ".imports-corpus.json"
 NPM_FLAGS = ["--ignore-scripts", "--no-audit", "--no-fund", "--loglevel=error"]
@@ -104,9 +107,11 @@ PROJECTS: list[Project] = [
                           "scripts": {"dev": "next dev", "build": "next build"},
                           "dependencies": {"next": "16.4.3", "react": "19.2.0", "react-dom": "19.2.0"},
                           "devDependencies": {"typescript": "^5", "@types/node": "^20", "@types/react": "^19",
-                                              "@types/react-dom": "^19"}},
-            note="create-next-app's `app` TypeScript template; its package.json is the one create-next-app "
-                 "writes in code (next = the CLI's version); `next typegen` makes .next/types"),
+                                              "@types/react-dom": "^19", "eslint": "^9",
+                                              "eslint-config-next": "16.4.3"}},
+            note="create-next-app's `app` TypeScript template with ESLint; its package.json is the one "
+                 "create-next-app writes in code (next and eslint-config-next = the CLI's version); "
+                 "`next typegen` makes .next/types"),
     Project("sveltekit-demo", "npm", "sv", "0.17.1", sub="dist/templates/demo",
             checks=[("svelte-check", ["--tsconfig", "./tsconfig.json"])], prepare=[["svelte-kit", "sync"]],
             note="the SvelteKit demo app (`sv create --template demo --types ts`), put together from the "
@@ -118,10 +123,48 @@ PROJECTS: list[Project] = [
     Project("attrs", "pypi", "attrs", "26.1.0", pip=["pytest==8.4.2", "hypothesis==6.140.3"]),
 ]
 
-# (project, file, kind, what) -> reason: deliberate differences. `what` is "+" (specward only)
-# or "-" (compiler only); the line is left out on purpose so that a new release of a template
-# does not turn an entry stale by moving a line.
-ALLOWED: dict[tuple[str, str, str, str], str] = {}
+# (project, file glob, kind, what) -> reason: differences that are not specward's false alarms or
+# misses. `what` is "+" (specward only) or "-" (compiler only); lines are left out so that a new
+# release does not turn an entry stale by moving a line. Keep it small: each entry needs a reason
+# that holds for every verdict it matches.
+_GUARDED = ("the import is guarded (`try:` ... `except ImportError:`, or `if TYPE_CHECKING:`): "
+            "specward does not judge a guarded package import, by design; pyright reports it")
+ALLOWED: dict[tuple[str, str, str, str], str] = {
+    ("httpx", "tests/*", "undeclared-dependency", "+"):
+        "httpx declares its test dependencies (pytest, trio, trustme, uvicorn, chardet, ...) in the "
+        "repository's requirements.txt, which the sdist does not ship; the benchmark installs them so that "
+        "pyright resolves the imports. For this tree specward's verdict is right: no manifest it has declares them",
+    ("httpx", "httpx/_decoders.py", "phantom-import", "-"): _GUARDED,
+    ("flask", "docs/conf.py", "undeclared-dependency", "+"):
+        "`packaging` is installed as a dependency of Sphinx and declared nowhere: an import of a "
+        "transitive dependency, which is what the rule is for",
+    ("flask", "docs/conf.py", "phantom-import", "-"):
+        "pallets-sphinx-themes is declared (dependency group `docs`) but not installed: a declared package "
+        "that is missing is an installation problem, not flagged by design",
+    ("flask", "examples/celery/src/task_app/*", "missing-export", "-"):
+        "celery is declared in examples/celery/pyproject.toml and not installed: specward does not flag a "
+        "declared package, nor judge names imported from packages; pyright resolves `celery` to something "
+        "else in the tree and calls the names unknown",
+    ("flask", "src/flask/cli.py", "phantom-import", "-"): _GUARDED,
+    ("flask", "src/flask/config.py", "phantom-import", "-"): _GUARDED,
+    ("flask", "src/flask/sessions.py", "phantom-import", "-"): _GUARDED,
+    ("flask", "tests/test_reqctx.py", "phantom-import", "-"): _GUARDED,
+    ("flask", "tests/test_blueprints.py", "phantom-import", "-"):
+        "`blueprintapp` lives in tests/test_apps, which the `test_apps` fixture puts on sys.path at run "
+        "time: the import works, pyright cannot know it",
+    ("rich", "rich/jupyter.py", "phantom-import", "-"): _GUARDED,
+    ("rich", "rich/live.py", "phantom-import", "-"): _GUARDED,
+    ("rich", "rich/progress.py", "phantom-import", "-"): _GUARDED,
+    ("rich", "rich/_windows_renderer.py", "missing-export", "-"):
+        "rich/_win32_console.py stops with ImportError unless sys.platform is win32; pyright judges for "
+        "Linux, so the classes below are unreachable for it. specward does not evaluate platform checks",
+    ("rich", "rich/console.py", "missing-export", "-"):
+        "the same: LegacyWindowsTerm from rich/_win32_console.py, defined after the win32-only guard",
+    ("attrs", "tests/test_slots.py", "phantom-import", "-"): _GUARDED,
+    ("attrs", "src/attr/_compat.py", "missing-export", "-"):
+        "`_GenericAlias` from `typing`: names imported from the standard library are not judged (pyright's "
+        "typeshed stub leaves this private name out)",
+}
 
 SVELTE_CONFIG = """import adapter from '@sveltejs/adapter-auto';
 
@@ -162,6 +205,8 @@ def fetch(p: Project, work: Path) -> Path:
     dest = work / p.name
     stamp = dest / STAMP
     want = {"package": p.package, "version": p.version, "sub": p.sub, "extras": p.extras, "pip": p.pip}
+    if p.package_json is not None:
+        want["package_json"] = p.package_json
     if stamp.is_file() and json.loads(stamp.read_text()).get("spec") == want:
         return dest
     if dest.exists():
@@ -214,7 +259,9 @@ def _materialize_sv(src: Path, shared: Path, dest: Path) -> None:
         (dest / f["name"]).write_text(f["contents"])
     pkg = json.loads((src / "package.json").read_text())
     for f in json.loads(shared.read_text())["files"]:
-        if "typescript" in f["include"] and not f["exclude"]:
+        # an entry is for this project when every condition it names holds (an entry for
+        # `library` and `typescript` is the library template's tsconfig, not the demo's)
+        if f["include"] and set(f["include"]) <= {"typescript", src.name} and "typescript" not in f["exclude"]:
             if f["name"] == "package.json":
                 extra = json.loads(f["contents"])
                 for key, value in extra.items():
@@ -231,16 +278,20 @@ def _materialize_sv(src: Path, shared: Path, dest: Path) -> None:
 
 
 def _fetch_pypi(p: Project, dest: Path) -> None:
-    with urllib.request.urlopen(f"https://pypi.org/pypi/{p.package}/{p.version}/json", timeout=120) as r:
-        meta = json.load(r)
-    sdist = next((u for u in meta["urls"] if u["packagetype"] == "sdist"), None)
-    if sdist is None:
-        raise BenchError(f"{p.package} {p.version} has no sdist")
-    with urllib.request.urlopen(sdist["url"], timeout=300) as r:
-        data = r.read()
+    dl = dest.parent / f".dl-{p.name}"
+    shutil.rmtree(dl, ignore_errors=True)
+    dl.mkdir()
+    _must(_run([sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--no-binary", ":all:",
+                "-d", str(dl), f"{p.package}=={p.version}"], dl, timeout=600),
+          f"pip download {p.package}=={p.version}")
+    found = sorted(dl.iterdir())
+    if len(found) != 1:
+        raise BenchError(f"pip download {p.package}=={p.version} gave {[f.name for f in found]}")
+    data, name = found[0].read_bytes(), found[0].name
+    shutil.rmtree(dl, ignore_errors=True)
     tmp = dest.parent / f".sdist-{p.name}"
     shutil.rmtree(tmp, ignore_errors=True)
-    if sdist["filename"].endswith(".zip"):
+    if name.endswith(".zip"):
         zipfile.ZipFile(io.BytesIO(data)).extractall(tmp)
     else:
         with tarfile.open(fileobj=io.BytesIO(data)) as tar:
@@ -274,7 +325,7 @@ def in_project(root: Path, path: str) -> str | None:
     return None if rel.startswith(("node_modules/", ".venv/")) or "/node_modules/" in rel else rel
 
 
-def run_specward(root: Path) -> tuple[list[Verdict], list[str], float]:
+def run_specward(root: Path) -> tuple[list[Verdict], float]:
     t0 = time.perf_counter()
     cp = _run([sys.executable, "-m", "specward.server", "check", "--format", "json", "--allow-no-contract",
                "--no-cache", "."], root, timeout=600)
@@ -284,11 +335,11 @@ def run_specward(root: Path) -> tuple[list[Verdict], list[str], float]:
         diags = json.loads(cp.stdout).get("diagnostics", [])
     except ValueError as exc:
         raise BenchError(f"specward printed no JSON in {root}: {exc}") from None
-    out, files = [], set()
+    out = []
     for d in diags:
         if d.get("code") in IMPORT_CODES:
             out.append(Verdict(d["file"], int(d["line"]), d["code"], d["message"]))
-    return out, sorted(files), time.perf_counter() - t0
+    return out, time.perf_counter() - t0
 
 
 def run_checker(root: Path, tool: str, args: list[str]) -> tuple[list[Verdict], set[str], float]:
@@ -410,7 +461,10 @@ def match(ours: list[Verdict], theirs: list[Verdict]) -> tuple[list, list, list]
 
 
 def allowed_reason(p: Project, v: Verdict, what: str) -> str | None:
-    return ALLOWED.get((p.name, v.file, v.kind, what))
+    for (name, pattern, kind, w), why in ALLOWED.items():
+        if name == p.name and kind == v.kind and w == what and fnmatch.fnmatchcase(v.file, pattern):
+            return why
+    return None
 
 
 # ---------------------------------------------------------------------------------------------
@@ -466,7 +520,7 @@ def plan_mutations(root: Path, p: Project, scope: set[str], n: int, seed: int) -
     stdlib = _stdlib()
     for rel in sorted(scope):
         path = root / rel
-        if not path.is_file():
+        if not path.is_file() or any(part.startswith(".") for part in Path(rel).parts):  # .next/types: generated
             continue
         lines = path.read_text("utf-8", errors="replace").split("\n")
         for i, line in enumerate(lines):
@@ -593,7 +647,7 @@ def restore(root: Path, saved: dict[str, bytes]) -> None:
 
 
 def check_all(root: Path, p: Project) -> tuple[list[Verdict], list[Verdict], set[str], dict]:
-    ours, _, s_ours = run_specward(root)
+    ours, s_ours = run_specward(root)
     theirs, scope, s_theirs = [], set(), 0.0
     checks = p.checks or [("pyright", [])]
     for tool, args in checks:

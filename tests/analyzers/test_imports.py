@@ -496,3 +496,27 @@ def test_python_packages_of_a_file_no_manifest_governs_are_not_judged():
     tree = Tree(fixture, env)
     assert tree.codes("scripts/tool.py") == []
     assert tree.codes("backend/api.py") == [("phantom-import", "fastapi")]
+
+
+def test_python_standard_library_names_beat_a_sibling_module_and_stubs_count():
+    """As pyright reads them: `from abc import ABC` in a package that has its own abc.py is
+    the standard library's; a stub standing alone is the module; a stub beside a module
+    declares names too."""
+    tree = Tree(PY + dedent("""
+    //- lib/richish/abc.py
+    class RichRenderable: ...
+    //- lib/richish/console.py
+    from abc import ABC, abstractmethod
+    from ._compat import Literal_
+    from ._typed import Alias, real, neither
+    //- lib/richish/_compat.pyi
+    Literal_ = object
+    //- lib/richish/_typed.py
+    def real(): ...
+    //- lib/richish/_typed.pyi
+    Alias = int
+    def real() -> None: ...
+    """))
+    assert tree.verdicts("lib/richish/console.py") == [
+        ("missing-export", "error", "'neither' is not defined in lib/richish/_typed.py"),
+    ]
