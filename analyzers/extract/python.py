@@ -11,6 +11,14 @@ Python code here only turns the captured nodes into plain data: qualified names 
 from the nesting of the captured scope ranges (no tree walk), and a small recursive
 function turns an expression into a URL expression (``UrlExpr``).
 
+Vocabulary (the same in ``ecma.py``): ``_Program`` is one parsed file and its ``run``;
+``_Program.expr`` evaluates an expression into a URL expression (None: not string-like),
+``template`` reads a string literal (an f-string's substitutions included), ``value`` any
+expression into an argument value; ``_Scope`` is a function or class whose names
+expressions resolve in; ``urlexpr.merge`` joins the pieces. ``run`` dispatches the matches
+by pattern kind (an if-chain: handlers called through a table measured 2 % slower here),
+then turns them into facts.
+
 Decisions the model leaves open:
 
 * ``import a.b`` binds ``Import("a.b", "*", "a.b")`` (the local is the dotted path as
@@ -60,6 +68,7 @@ from string import Formatter
 from tree_sitter import QueryCursor
 
 from ..languages import grammar, parse, query
+from .urlexpr import EMPTY_LIT, merge
 from ..model import (
     Alt,
     Arg,
@@ -194,19 +203,6 @@ def _span(n) -> Span:
     return _Span(n.start_byte, n.end_byte)
 
 
-def _merge(parts) -> tuple:
-    out: list = []
-    for p in parts:
-        if type(p) is Lit:
-            if not p.text:
-                continue
-            if out and type(out[-1]) is Lit:
-                out[-1] = _Lit(out[-1].text + p.text)
-                continue
-        out.append(p)
-    return tuple(out) if out else (_Lit(""),)
-
-
 def _all_unknown(e) -> bool:
     # Unknown only ever appears alone: inside larger strings unknown pieces are Params.
     return type(e[0]) is Unknown
@@ -276,7 +272,7 @@ def _grammar() -> _Grammar:
     return _Grammar()
 
 
-class _Extractor:
+class _Program:
     def __init__(self, path: str, text: str, tree=None) -> None:
         self.path = path
         self.src = src = text.encode("utf-8", "surrogatepass")
@@ -422,7 +418,7 @@ class _Extractor:
         """The URL expression of ``n`` as a whole value; None when it is not string-like."""
         t = n.type
         if t == "string":
-            return self.string(n, sc, seen)
+            return self.template(n, sc, seen)
         if t == "identifier":
             return self.name(n, sc, seen)
         if t == "attribute":
@@ -443,11 +439,11 @@ class _Extractor:
             parts: list = []
             for c in n.named_children:
                 if c.type == "string":
-                    e = self.string(c, sc, seen)
+                    e = self.template(c, sc, seen)
                     if e is None:
                         return None
                     parts.extend(e)
-            return _merge(parts)
+            return merge(parts, EMPTY_LIT)
         if t == "binary_operator":
             return self.binary(n, sc, seen)
         if t == "subscript":
@@ -479,7 +475,7 @@ class _Extractor:
             return (_Param(self.last_ident(n)),)
         return e
 
-    def string(self, n, sc: _Scope | None, seen: tuple) -> tuple | None:
+    def template(self, n, sc: _Scope | None, seen: tuple) -> tuple | None:
         text = self.t(n)
         m = _STRING_START.match(text)
         if m is None:
@@ -515,13 +511,13 @@ class _Extractor:
                 e = c.child_by_field_id(f_expression)
                 if e is not None:
                     parts.extend(self.part(e, sc, seen))
-        return _merge(parts)
+        return merge(parts, EMPTY_LIT)
 
     def literal(self, n) -> str | None:
         """The text of a plain (non-f, non-bytes) string literal or concatenation."""
         ty = n.type
         if ty == "string":
-            e = self.string(n, None, ())
+            e = self.template(n, None, ())
         elif ty == "concatenated_string":
             e = self.expr(n, None, ())
         else:
@@ -624,7 +620,7 @@ class _Extractor:
                 parts.append(_Param(_IDENT.findall(field)[-1] if _IDENT.findall(field) else "param"))
             else:
                 parts.extend(self.part(node, sc, seen))
-        return _merge(parts)
+        return merge(parts, EMPTY_LIT)
 
     def binary(self, n, sc: _Scope | None, seen: tuple) -> tuple | None:
         g = self.g
@@ -648,7 +644,7 @@ class _Extractor:
                 if e is None:
                     return None
                 parts.extend((_Param(self.last_ident(o)),) if _all_unknown(e) else e)
-            return _merge(parts)
+            return merge(parts, EMPTY_LIT)
         if op_type == "%":
             left = n.child_by_field_id(g.f_left)
             tmpl = self.literal(left) if left is not None else None
@@ -685,7 +681,7 @@ class _Extractor:
                 i += 1
             parts.extend(self.part(node, sc, seen) if node is not None else (_Param(label),))
         parts.append(_Lit(tmpl[pos:]))
-        return _merge(parts)
+        return merge(parts, EMPTY_LIT)
 
     def value(self, n, sc: _Scope | None):
         """An argument value: StrVal, ObjVal or OtherVal."""
@@ -1215,7 +1211,7 @@ def _join(prefix: str, path: str) -> str:
 def extract_python(path: str, text: str, tree=None) -> FileFacts:
     """The facts of one Python file (``tree``: its tree when parsed already). Tolerates
     syntax errors: what parses is extracted."""
-    ex = _Extractor(path, text, tree)
+    ex = _Program(path, text, tree)
     try:
         return ex.run()
     finally:
