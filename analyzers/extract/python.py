@@ -288,6 +288,7 @@ class _Program:
         self.imports: list[Import] = []
         self.by_local: dict[str, Import] = {}
         self.assigns: list[tuple] = []  # (name node, value node, owner scope or None)
+        self.declared: list = []  # module-level names declared with a type and no value (`x: int`)
         self.members: list[tuple] = []  # (target node, call node, owner scope or None)
         self.withs: list[tuple] = []  # (name node, call node, owner scope or None)
         self.env_subscripts: set[str] = {"os.environ"}
@@ -736,7 +737,7 @@ class _Program:
             kind = kinds[idx]
             if kind == "call":
                 call_matches.append((caps["call"][0], caps["call.function"][0], caps["call.args"][0]))
-            elif kind == "assign" or kind == "rebind" or kind == "member" or kind == "with":
+            elif kind == "assign" or kind == "rebind" or kind == "member" or kind == "with" or kind == "declare":
                 bindings.append((kind, caps))
             elif kind == "function":
                 found.append(_Scope(caps["function"][0], caps["function.name"][0], caps["function.params"][0], False))
@@ -788,7 +789,11 @@ class _Program:
         module = self.module
         innermost = self.innermost
         for kind, caps in bindings:
-            if kind == "assign":
+            if kind == "declare":
+                name_node = caps["declare.name"][0]
+                if innermost(name_node.start_byte) is None:
+                    self.declared.append(name_node)
+            elif kind == "assign":
                 name_node = caps["assign.name"][0]
                 owner = innermost(name_node.start_byte)
                 target = owner if owner is not None else module
@@ -953,6 +958,11 @@ class _Program:
         module = self.module
         seen_defs: set[str] = set()
         class_seen: set[tuple[int, str]] = set()
+        for name_node in self.declared:  # `x: int` with no value: defined, no constant
+            name = name_node.text.decode("utf-8", "replace")
+            if name not in seen_defs:
+                seen_defs.add(name)
+                definitions.append(_Definition(name, "variable", _span(name_node)))
         for name_node, name, value, owner in self.assigns:
             if owner is None:
                 if name not in seen_defs:

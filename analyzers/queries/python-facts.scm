@@ -101,7 +101,22 @@
  (#eq? @_flag "TYPE_CHECKING")
  (#set! kind "guard"))
 
+; an import whose branch depends on the interpreter's version or platform (`if
+; sys.version_info >= (3, 11): ... else: from typing_extensions import ...`): every branch
+; is guarded, since only one of them runs (pyright judges only the one it takes)
+((if_statement
+   condition: (comparison_operator
+                . [(attribute object: (identifier) @_sys attribute: (identifier) @_attr)
+                   (subscript value: (attribute object: (identifier) @_sys attribute: (identifier) @_attr))])) @guard
+ (#eq? @_sys "sys")
+ (#any-of? @_attr "version_info" "platform")
+ (#set! kind "guard"))
+
 ; ---------------------------------------------------------------- bindings
+; a name declared with a type and no value (`__version__: str` in a stub, a module-level
+; `registry: dict[str, Handler]`): it is defined, for the import checks
+((assignment left: (identifier) @declare.name type: (_) !right) (#set! kind "declare"))
+
 ((assignment
    left: (identifier) @assign.name
    right: (_) @assign.value) @assign

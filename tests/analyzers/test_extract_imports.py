@@ -546,3 +546,25 @@ def test_incremental_extraction_gives_the_same_import_facts(path, original):
             facts, state, _ = extract_edited(path, text, state)
             languages._local.__dict__.pop("recent", None)  # a fresh parse for the full extraction
             assert facts == extract(path, text), f"seed {seed}, edit {step}: {text!r}"
+
+
+def test_python_imports_in_a_version_or_platform_branch_are_guarded():
+    src = ("import sys\n"
+           "if sys.version_info >= (3, 11):\n    import tomllib\nelse:\n    import tomli as tomllib\n"
+           "if sys.version_info[:2] < (3, 9):\n    from backports import zoneinfo\n"
+           "if sys.platform == 'win32':\n    import winreg\n"
+           "if DEBUG:\n    import pdb\n")
+    f = extract("pkg/compat.py", src)
+    assert [(i.module, i.guarded) for i in f.imports] == [
+        ("sys", False), ("tomllib", True), ("tomli", True), ("backports", True), ("winreg", True), ("pdb", False)]
+
+
+def test_python_names_declared_with_a_type_and_no_value_are_defined():
+    src = "__version__: str\nregistry: dict[str, int] = {}\nclass C:\n    field: int\ndef f():\n    local: int\n"
+    f = extract("pkg/__init__.pyi", src)
+    names = [(d.name, d.kind) for d in f.definitions]
+    assert ("__version__", "variable") in names and ("registry", "variable") in names
+    assert not any(n in ("field", "local", "C.field") for n, _ in names)  # only module-level names
+    data = src.encode()
+    d = next(d for d in f.definitions if d.name == "__version__")
+    assert data[d.span.start:d.span.end] == b"__version__"
