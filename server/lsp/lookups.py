@@ -4,22 +4,28 @@ thread (``Session.request``), reading the index without racing its writer."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from lsprotocol import types as lsp
 
 from specward.analyzers import ide
 from specward.analyzers.matching import CallStatus, endpoint_id
-from specward.analyzers.model import Endpoint, Finding, Model
+from specward.analyzers.model import ContractFacts, Endpoint, Finding, Model, Span
 
 from . import convert
 
+if TYPE_CHECKING:
+    from ..engine.index import WorkspaceIndex
+    from .session import Session
 
-def models(index) -> dict[str, Model]:
+
+def models(index: WorkspaceIndex) -> dict[str, Model]:
     return {m.name: m for c in index.contracts.values() for m in c.models}
 
 
-def callers_by_endpoint(index) -> dict[tuple[str, str, str], list[CallStatus]]:
+def callers_by_endpoint(index: WorkspaceIndex) -> dict[tuple[str, str, str], list[CallStatus]]:
     """Every matched call, grouped by endpoint: one pass over the statuses."""
     out: dict[tuple[str, str, str], list[CallStatus]] = {}
     for rel in sorted(index.statuses):
@@ -29,11 +35,11 @@ def callers_by_endpoint(index) -> dict[tuple[str, str, str], list[CallStatus]]:
     return out
 
 
-def callers(index, ep: Endpoint) -> list[CallStatus]:
+def callers(index: WorkspaceIndex, ep: Endpoint) -> list[CallStatus]:
     return callers_by_endpoint(index).get(endpoint_id(ep), [])
 
 
-def offset(session, rel: str, pos: lsp.Position) -> int:
+def offset(session: Session, rel: str, pos: lsp.Position) -> int:
     lines, _ = session.text_of(rel)
     return convert.offset_of(lines, pos, session.encoding)
 
@@ -41,7 +47,7 @@ def offset(session, rel: str, pos: lsp.Position) -> int:
 _PATH_KEYS: dict[str, tuple[bytes, tuple[ide.PathKey, ...]]] = {}  # rel -> (text, its path keys)
 
 
-def path_keys(session, rel: str, contract) -> tuple[ide.PathKey, ...]:
+def path_keys(session: Session, rel: str, contract: ContractFacts) -> tuple[ide.PathKey, ...]:
     """The path keys of a contract's text (as the editor has it), parsed once per text."""
     if not ide.has_path_keys(contract):
         return ()
@@ -56,7 +62,7 @@ def path_keys(session, rel: str, contract) -> tuple[ide.PathKey, ...]:
     return keys
 
 
-def callers_of_all(index, eps) -> list[CallStatus]:
+def callers_of_all(index: WorkspaceIndex, eps: Iterable[Endpoint]) -> list[CallStatus]:
     """The matched calls of several endpoints, each once, by file and position."""
     by_ep = callers_by_endpoint(index)
     seen: dict[tuple[str, int, int], CallStatus] = {}
@@ -107,7 +113,7 @@ class FindingTarget:
 Target = CallTarget | EndpointTarget | PathTarget | ModelTarget | FindingTarget
 
 
-def target(session, uri: str, pos: lsp.Position) -> tuple[str | None, Target | None]:
+def target(session: Session, uri: str, pos: lsp.Position) -> tuple[str | None, Target | None]:
     """What is under the cursor, with the file's relative path."""
     rel = session.rel_of_uri(uri)
     if rel is None:
@@ -130,6 +136,6 @@ def target(session, uri: str, pos: lsp.Position) -> tuple[str | None, Target | N
     return rel, (FindingTarget(found) if found is not None else None)
 
 
-def line_of(session, rel: str, span) -> int:
+def line_of(session: Session, rel: str, span: Span) -> int:
     lines, _ = session.text_of(rel)
     return lines.position(span.start)[0] + 1

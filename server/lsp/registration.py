@@ -1,5 +1,8 @@
 """The one registration module: every LSP method specward answers, each handled by its own
-module under ``handlers/``. Every handler is guarded: a request whose handler raises gets an
+module under ``handlers/``, in two tables: ``REQUESTS`` (method -> handler and its server
+options) and ``NOTIFICATIONS`` (method -> handler), plus the ``specward.applyFix`` command.
+The tables are read when this module is imported (``server.create_server``, after any
+``sitecustomize`` of the reliability tests has patched a handler). Every handler is guarded: a request whose handler raises gets an
 ``InternalError`` reply (``transport.SpecwardProtocol`` writes it: the exception's type, no
 message or traceback; the log has those), a notification whose handler raises is a log
 line; either way the server keeps serving."""
@@ -9,6 +12,8 @@ from __future__ import annotations
 import functools
 import inspect
 import logging
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 import attrs
 from lsprotocol import types as lsp
@@ -34,7 +39,12 @@ from .handlers import (
     workspace_symbol,
 )
 
+if TYPE_CHECKING:
+    from .server import SpecwardServer
+
 log = logging.getLogger(__name__)
+
+Handler = Callable[..., Any]  # handle(ls, params), plain or async: its own module types it
 
 
 def is_request(method: str) -> bool:
@@ -43,7 +53,7 @@ def is_request(method: str) -> bool:
     return message_type is not None and "id" in attrs.fields_dict(message_type)
 
 
-def _guarded(fn, method: str):
+def _guarded(fn: Handler, method: str) -> Handler:
     request = is_request(method)
 
     def failed() -> None:
@@ -73,8 +83,39 @@ def _guarded(fn, method: str):
     return wrapper
 
 
-def register(server) -> None:
-    def feature(method, fn, options=None):
+# requests: the client waits for a reply (an error reply when the handler raises)
+REQUESTS: dict[str, tuple[Handler, Any]] = {
+    lsp.INITIALIZE: (initialize.handle, None),
+    lsp.SHUTDOWN: (shutdown.handle, None),
+    lsp.TEXT_DOCUMENT_HOVER: (hover.handle, None),
+    lsp.TEXT_DOCUMENT_DEFINITION: (definition.handle, None),
+    lsp.TEXT_DOCUMENT_REFERENCES: (references.handle, None),
+    lsp.TEXT_DOCUMENT_COMPLETION: (completion.handle, lsp.CompletionOptions(trigger_characters=["/", "'", '"', "`"])),
+    lsp.TEXT_DOCUMENT_CODE_LENS: (code_lens.handle, lsp.CodeLensOptions(resolve_provider=False)),
+    lsp.TEXT_DOCUMENT_DOCUMENT_SYMBOL: (document_symbol.handle, None),
+    lsp.WORKSPACE_SYMBOL: (workspace_symbol.handle, None),
+    lsp.TEXT_DOCUMENT_DIAGNOSTIC: (diagnostic.document, lsp.DiagnosticOptions(
+        identifier="specward", inter_file_dependencies=True, workspace_diagnostics=True)),
+    lsp.WORKSPACE_DIAGNOSTIC: (diagnostic.workspace, None),
+    lsp.TEXT_DOCUMENT_CODE_ACTION: (code_action.handle, lsp.CodeActionOptions(
+        code_action_kinds=[lsp.CodeActionKind.QuickFix])),
+}
+
+# notifications: no reply; a handler that raises is a log line
+NOTIFICATIONS: dict[str, Handler] = {
+    lsp.INITIALIZED: initialized.handle,
+    lsp.TEXT_DOCUMENT_DID_OPEN: did_open.handle,
+    lsp.TEXT_DOCUMENT_DID_CHANGE: did_change.handle,
+    lsp.TEXT_DOCUMENT_DID_CLOSE: did_close.handle,
+    lsp.TEXT_DOCUMENT_DID_SAVE: did_save.handle,
+    lsp.WORKSPACE_DID_CHANGE_WATCHED_FILES: did_change_watched_files.handle,
+}
+
+
+def register(server: SpecwardServer) -> None:
+    """Register every entry of ``REQUESTS`` and ``NOTIFICATIONS``, guarded, and the
+    ``specward.applyFix`` command."""
+    def feature(method: str, fn: Handler, options: Any = None) -> None:
         guarded = _guarded(fn, method)
 
         @server.feature(method, options) if options is not None else server.feature(method)
@@ -84,27 +125,10 @@ def register(server) -> None:
                 result = await result
             return result
 
-    feature(lsp.INITIALIZE, initialize.handle)
-    feature(lsp.INITIALIZED, initialized.handle)
-    feature(lsp.TEXT_DOCUMENT_DID_OPEN, did_open.handle)
-    feature(lsp.TEXT_DOCUMENT_DID_CHANGE, did_change.handle)
-    feature(lsp.TEXT_DOCUMENT_DID_CLOSE, did_close.handle)
-    feature(lsp.TEXT_DOCUMENT_DID_SAVE, did_save.handle)
-    feature(lsp.WORKSPACE_DID_CHANGE_WATCHED_FILES, did_change_watched_files.handle)
-    feature(lsp.SHUTDOWN, shutdown.handle)
-    feature(lsp.TEXT_DOCUMENT_HOVER, hover.handle)
-    feature(lsp.TEXT_DOCUMENT_DEFINITION, definition.handle)
-    feature(lsp.TEXT_DOCUMENT_REFERENCES, references.handle)
-    feature(lsp.TEXT_DOCUMENT_COMPLETION, completion.handle,
-            lsp.CompletionOptions(trigger_characters=["/", "'", '"', "`"]))
-    feature(lsp.TEXT_DOCUMENT_CODE_LENS, code_lens.handle, lsp.CodeLensOptions(resolve_provider=False))
-    feature(lsp.TEXT_DOCUMENT_DOCUMENT_SYMBOL, document_symbol.handle)
-    feature(lsp.WORKSPACE_SYMBOL, workspace_symbol.handle)
-    feature(lsp.TEXT_DOCUMENT_DIAGNOSTIC, diagnostic.document,
-            lsp.DiagnosticOptions(identifier="specward", inter_file_dependencies=True, workspace_diagnostics=True))
-    feature(lsp.WORKSPACE_DIAGNOSTIC, diagnostic.workspace)
-    feature(lsp.TEXT_DOCUMENT_CODE_ACTION, code_action.handle,
-            lsp.CodeActionOptions(code_action_kinds=[lsp.CodeActionKind.QuickFix]))
+    for method, (fn, options) in REQUESTS.items():
+        feature(method, fn, options)
+    for method, fn in NOTIFICATIONS.items():
+        feature(method, fn)
 
     @server.command(code_action.APPLY_COMMAND)
     async def apply_fix(ls, payload: dict):

@@ -25,12 +25,14 @@ import threading
 import time
 import weakref
 from collections import deque
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types as lsp
 
 from specward.analyzers.lines import LineIndex
+from specward.analyzers.model import Span
 
 from ..engine.index import BuildCancelled, WorkspaceIndex
 from ..engine.reading import read_data
@@ -101,7 +103,7 @@ class Session:
         return self.open.get(rel) or (self.root / rel).as_uri()
 
     # ------------------------------------------------------------------ jobs
-    def submit(self, fn, *args, raising: bool = False) -> "asyncio.Future":
+    def submit(self, fn: Callable[..., Any], *args: Any, raising: bool = False) -> asyncio.Future:
         """Run ``fn`` on the index thread; returns an awaitable future. Once the session is
         shutting down, the future is cancelled (awaiting it cancels the awaiting handler:
         an interrupted build is never followed by a "ready" or a publish). A job that
@@ -116,7 +118,7 @@ class Session:
             fut.cancel()
             return fut
 
-    def _guard(self, raising: bool, fn, *args):
+    def _guard(self, raising: bool, fn: Callable[..., Any], *args: Any) -> Any:
         with self._job_lock:
             if self.closing:
                 raise cf.CancelledError()
@@ -361,11 +363,11 @@ class Session:
             hit = self.open_lines[rel] = (version, text, LineIndex.of_text(text))
         return hit[2]
 
-    def location(self, rel: str, span) -> lsp.Location:
+    def location(self, rel: str, span: Span) -> lsp.Location:
         index, _ = self.text_of(rel)
         return lsp.Location(uri=self.uri_of(rel), range=convert.range_of(index, span, self.encoding))
 
-    async def request(self, fn, *args):
+    async def request(self, fn: Callable[..., Any], *args: Any) -> Any:
         """Answer a request on the index thread, after every pending analysis (so it sees
         the latest edit); None while the workspace is still being indexed."""
         if not self.ready.is_set():

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import re
+from typing import TYPE_CHECKING
 
 from lsprotocol import converters
 from lsprotocol import types as lsp
@@ -20,12 +21,17 @@ from specward.analyzers import ide
 from specward.analyzers.contracts.edit import add_endpoint
 from specward.analyzers.manifest_edit import add_dependency
 from specward.analyzers.matching import full_path
-from specward.analyzers.model import Span
+from specward.analyzers.model import Call, Finding, Span
 
 from .. import convert
 
+if TYPE_CHECKING:
+    from specward.analyzers.lines import LineIndex
+    from ..server import SpecwardServer
+    from ..session import Session
 
-def _actions(session, params: lsp.CodeActionParams) -> list[lsp.CodeAction]:
+
+def _actions(session: Session, params: lsp.CodeActionParams) -> list[lsp.CodeAction]:
     uri = params.text_document.uri
     rel = session.rel_of_uri(uri)
     if rel is None:
@@ -113,7 +119,7 @@ def _declare_fix(session, rel: str, data: dict) -> tuple:
     return ()
 
 
-def _record(finding, data: dict, new_text: str, rel: str, line: int) -> dict | None:
+def _record(finding: Finding, data: dict, new_text: str, rel: str, line: int) -> dict | None:
     """The fix-history ledger record of applying this fix (docs/ledger.md), or None when it
     is not one the ledger keeps: fixes of a phantom import (the specifier rewritten), of a
     missing export (the name renamed) and the replay of a recorded fix."""
@@ -133,7 +139,8 @@ def _record(finding, data: dict, new_text: str, rel: str, line: int) -> dict | N
             "fix_kind": kind, "fix_target": target}
 
 
-def _analysis_fixes(session, rel, uri, version, lines, diag) -> list[lsp.CodeAction]:
+def _analysis_fixes(session: Session, rel: str, uri: str, version: int | None, lines: LineIndex,
+                    diag: lsp.Diagnostic) -> list[lsp.CodeAction]:
     at = convert.offset_of(lines, diag.range.start, session.encoding)
     out: list[lsp.CodeAction] = []
     for finding in session.index.analysis_findings.get(rel, ()):
@@ -166,7 +173,7 @@ def _analysis_fixes(session, rel, uri, version, lines, diag) -> list[lsp.CodeAct
     return out
 
 
-def _add_to_contract(session, call, diag) -> lsp.CodeAction | None:
+def _add_to_contract(session: Session, call: Call, diag: lsp.Diagnostic) -> lsp.CodeAction | None:
     index = session.index
     if not index.contracts or call.template is None or call.method == "UNKNOWN":
         return None
@@ -203,12 +210,13 @@ def _method_edit(call_text: str, old: str, new: str) -> tuple[tuple[int, int], s
     return None
 
 
-def _fix(title, uri, version, lines, span, new_text, diag, encoding, preferred=False) -> lsp.CodeAction:
+def _fix(title: str, uri: str, version: int | None, lines: LineIndex, span: Span, new_text: str,
+         diag: lsp.Diagnostic, encoding: str, preferred: bool = False) -> lsp.CodeAction:
     edit = lsp.TextEdit(range=convert.range_of(lines, span, encoding), new_text=new_text)
     doc = lsp.OptionalVersionedTextDocumentIdentifier(uri=uri, version=version)
     return lsp.CodeAction(title=title, kind=lsp.CodeActionKind.QuickFix, diagnostics=[diag], is_preferred=preferred,
                           edit=lsp.WorkspaceEdit(document_changes=[lsp.TextDocumentEdit(text_document=doc, edits=[edit])]))
 
 
-async def handle(ls, params: lsp.CodeActionParams):
+async def handle(ls: SpecwardServer, params: lsp.CodeActionParams) -> list[lsp.CodeAction] | None:
     return await ls.session.request(_actions, ls.session, params) if ls.session else None

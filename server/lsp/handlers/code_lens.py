@@ -4,6 +4,7 @@ it (``3 calls``, opening the references) or ``unused``."""
 from __future__ import annotations
 
 from collections import Counter
+from typing import TYPE_CHECKING
 
 from lsprotocol import types as lsp
 
@@ -11,8 +12,12 @@ from specward.analyzers.matching import endpoint_id
 
 from .. import lookups as f
 
+if TYPE_CHECKING:
+    from ..server import SpecwardServer
+    from ..session import Session
 
-def _lenses(session, params: lsp.CodeLensParams) -> list[lsp.CodeLens] | None:
+
+def _lenses(session: Session, params: lsp.CodeLensParams) -> list[lsp.CodeLens] | None:
     rel = session.rel_of_uri(params.text_document.uri)
     contract = session.index.contracts.get(rel) if rel else None
     if contract is None:
@@ -33,5 +38,5 @@ def _lenses(session, params: lsp.CodeLensParams) -> list[lsp.CodeLens] | None:
     return out
 
 
-async def handle(ls, params: lsp.CodeLensParams):
+async def handle(ls: SpecwardServer, params: lsp.CodeLensParams) -> list[lsp.CodeLens] | None:
     return await ls.session.request(_lenses, ls.session, params) if ls.session else None

@@ -4,6 +4,8 @@ parameters as snippet placeholders."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from lsprotocol import types as lsp
 
 from specward.analyzers import ide
@@ -12,11 +14,17 @@ from specward.analyzers.model import Span
 from .. import convert
 from .. import lookups as f
 
+if TYPE_CHECKING:
+    from specward.analyzers.lines import LineIndex
+    from specward.analyzers.matching import CallStatus
+    from ..server import SpecwardServer
+    from ..session import Session
+
 
 MAX_ITEMS = 50
 
 
-def _complete(session, params: lsp.CompletionParams) -> lsp.CompletionList | None:
+def _complete(session: Session, params: lsp.CompletionParams) -> lsp.CompletionList | None:
     rel = session.rel_of_uri(params.text_document.uri)
     if rel is None or rel in session.index.contracts:
         return None
@@ -57,9 +65,9 @@ def _complete(session, params: lsp.CompletionParams) -> lsp.CompletionList | Non
     return lsp.CompletionList(is_incomplete=incomplete, items=items)
 
 
-def _callee_text(lines, st) -> str:
+def _callee_text(lines: LineIndex, st: CallStatus) -> str:
     return lines.data[st.call.call_span.start:st.call.span.start].decode("utf-8", "replace")
 
 
-async def handle(ls, params: lsp.CompletionParams):
+async def handle(ls: SpecwardServer, params: lsp.CompletionParams) -> lsp.CompletionList | None:
     return await ls.session.request(_complete, ls.session, params) if ls.session else None

@@ -5,14 +5,20 @@ OpenAPI path key to the handlers of all its operations."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from lsprotocol import types as lsp
 
 from specward.analyzers.matching import full_path
 
 from .. import lookups as f
 
+if TYPE_CHECKING:
+    from ..server import SpecwardServer
+    from ..session import Session
 
-def _definition(session, params: lsp.DefinitionParams) -> list[lsp.Location] | None:
+
+def _definition(session: Session, params: lsp.DefinitionParams) -> list[lsp.Location] | None:
     _, hit = f.target(session, params.text_document.uri, params.position)
     match hit:
         case f.EndpointTarget(endpoint=ep):
@@ -28,5 +34,5 @@ def _definition(session, params: lsp.DefinitionParams) -> list[lsp.Location] | N
     return [session.location(r, route.span) for r, route in routes.values()] or None
 
 
-async def handle(ls, params: lsp.DefinitionParams):
+async def handle(ls: SpecwardServer, params: lsp.DefinitionParams) -> list[lsp.Location] | None:
     return await ls.session.request(_definition, ls.session, params) if ls.session else None

@@ -7,13 +7,18 @@ diagnostic would otherwise show twice)."""
 from __future__ import annotations
 
 import hashlib
+from typing import TYPE_CHECKING
 
 from lsprotocol import types as lsp
 
 from .. import convert
 
+if TYPE_CHECKING:
+    from ..server import SpecwardServer
+    from ..session import Session
 
-def _report(session, rel: str):
+
+def _report(session: Session, rel: str) -> tuple[str, int | None, list[lsp.Diagnostic]]:
     findings = session.index.findings(rel)
     lines, version = session.text_of(rel)
     key = repr([(f.code, f.severity, f.message, f.span) for f in findings]) + f"@{version}"
@@ -21,7 +26,7 @@ def _report(session, rel: str):
     return result_id, version, [convert.diagnostic(f, lines, session.encoding) for f in findings]
 
 
-def _document(session, params: lsp.DocumentDiagnosticParams):
+def _document(session: Session, params: lsp.DocumentDiagnosticParams) -> lsp.DocumentDiagnosticReport:
     rel = session.rel_of_uri(params.text_document.uri)
     if rel is None:
         return lsp.RelatedFullDocumentDiagnosticReport(items=[])
@@ -31,7 +36,7 @@ def _document(session, params: lsp.DocumentDiagnosticParams):
     return lsp.RelatedFullDocumentDiagnosticReport(items=items, result_id=result_id)
 
 
-def _workspace(session, params: lsp.WorkspaceDiagnosticParams):
+def _workspace(session: Session, params: lsp.WorkspaceDiagnosticParams) -> lsp.WorkspaceDiagnosticReport:
     previous = {p.uri: p.value for p in params.previous_result_ids}
     rels = {f.file for f in session.index.all_findings()} | {
         r for r in (session.rel_of_uri(u) for u in previous) if r is not None}
@@ -47,7 +52,7 @@ def _workspace(session, params: lsp.WorkspaceDiagnosticParams):
     return lsp.WorkspaceDiagnosticReport(items=items)
 
 
-async def document(ls, params: lsp.DocumentDiagnosticParams):
+async def document(ls: SpecwardServer, params: lsp.DocumentDiagnosticParams) -> lsp.DocumentDiagnosticReport | None:
     session = ls.session
     if session is None or not session.pull:
         return lsp.RelatedFullDocumentDiagnosticReport(items=[])
@@ -55,7 +60,7 @@ async def document(ls, params: lsp.DocumentDiagnosticParams):
     return await session.request(_document, session, params)
 
 
-async def workspace(ls, params: lsp.WorkspaceDiagnosticParams):
+async def workspace(ls: SpecwardServer, params: lsp.WorkspaceDiagnosticParams) -> lsp.WorkspaceDiagnosticReport | None:
     session = ls.session
     if session is None or not session.pull:
         return lsp.WorkspaceDiagnosticReport(items=[])

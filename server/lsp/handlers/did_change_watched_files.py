@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from lsprotocol import types as lsp
 
+if TYPE_CHECKING:
+    from ..server import SpecwardServer
 
-def handle(ls, params: lsp.DidChangeWatchedFilesParams) -> None:
+
+def handle(ls: SpecwardServer, params: lsp.DidChangeWatchedFilesParams) -> None:
     session = ls.session
     if session is None:
         return

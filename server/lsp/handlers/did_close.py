@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from lsprotocol import types as lsp
 
+if TYPE_CHECKING:
+    from ..server import SpecwardServer
 
-def handle(ls, params: lsp.DidCloseTextDocumentParams) -> None:
+
+def handle(ls: SpecwardServer, params: lsp.DidCloseTextDocumentParams) -> None:
     session = ls.session
     if session is None:
         return

@@ -3,10 +3,15 @@ opened document gets a first publish, empty when it has no finding (push clients
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from lsprotocol import types as lsp
 
+if TYPE_CHECKING:
+    from ..server import SpecwardServer
 
-def handle(ls, params: lsp.DidOpenTextDocumentParams) -> None:
+
+def handle(ls: SpecwardServer, params: lsp.DidOpenTextDocumentParams) -> None:
     session = ls.session
     if session is None:
         return

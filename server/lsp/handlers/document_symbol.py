@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from lsprotocol import types as lsp
 
 from specward.analyzers.matching import full_path
 
+if TYPE_CHECKING:
+    from ..server import SpecwardServer
+    from ..session import Session
 
-def _symbols(session, params: lsp.DocumentSymbolParams) -> list[lsp.DocumentSymbol] | None:
+
+def _symbols(session: Session, params: lsp.DocumentSymbolParams) -> list[lsp.DocumentSymbol] | None:
     rel = session.rel_of_uri(params.text_document.uri)
     contract = session.index.contracts.get(rel) if rel else None
     if contract is None:
@@ -24,5 +30,5 @@ def _symbols(session, params: lsp.DocumentSymbolParams) -> list[lsp.DocumentSymb
     return out
 
 
-async def handle(ls, params: lsp.DocumentSymbolParams):
+async def handle(ls: SpecwardServer, params: lsp.DocumentSymbolParams) -> list[lsp.DocumentSymbol] | None:
     return await ls.session.request(_symbols, ls.session, params) if ls.session else None

@@ -7,9 +7,14 @@ fix-history ledger (stage ``editor``), so the same mistake is caught on sight ne
 from __future__ import annotations
 
 import logging
+from typing import TYPE_CHECKING
 
 from lsprotocol import converters
 from lsprotocol import types as lsp
+
+if TYPE_CHECKING:
+    from ..server import SpecwardServer
+    from ..session import Session
 
 log = logging.getLogger(__name__)
 
@@ -24,7 +29,7 @@ def _check(record: object) -> dict:
     return record
 
 
-def _record(session, record: dict) -> list:
+def _record(session: Session, record: dict) -> list[lsp.PublishDiagnosticsParams]:
     from ...engine.ledger import LedgerError, record_fix
 
     try:
@@ -37,7 +42,7 @@ def _record(session, record: dict) -> list:
     return session._prepare(session.index.reload_inputs())
 
 
-async def apply_fix(ls, payload: dict) -> bool:
+async def apply_fix(ls: SpecwardServer, payload: dict) -> bool:
     """Apply the fix's edit; record it when the editor applied it. Returns whether it did."""
     session = ls.session
     if session is None or not isinstance(payload, dict):

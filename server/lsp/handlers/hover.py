@@ -4,6 +4,8 @@ their callers, the fields of a model."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from lsprotocol import types as lsp
 
 from specward.analyzers import ide
@@ -12,8 +14,12 @@ from specward.analyzers.matching import endpoint_id
 from .. import convert
 from .. import lookups as f
 
+if TYPE_CHECKING:
+    from ..server import SpecwardServer
+    from ..session import Session
 
-def _hover(session, params: lsp.HoverParams) -> lsp.Hover | None:
+
+def _hover(session: Session, params: lsp.HoverParams) -> lsp.Hover | None:
     rel, hit = f.target(session, params.text_document.uri, params.position)
     index = session.index
     match hit:
@@ -48,11 +54,11 @@ def _hover(session, params: lsp.HoverParams) -> lsp.Hover | None:
                      range=session.location(rel, span).range)
 
 
-async def handle(ls, params: lsp.HoverParams) -> lsp.Hover | None:
+async def handle(ls: SpecwardServer, params: lsp.HoverParams) -> lsp.Hover | None:
     return await ls.session.request(_hover, ls.session, params) if ls.session else None
 
 
-def _model_import(session, rel: str, pos: lsp.Position) -> lsp.Hover | None:
+def _model_import(session: Session, rel: str, pos: lsp.Position) -> lsp.Hover | None:
     """On an import of a (generated) type named like a contract model: its fields."""
     lines, _ = session.text_of(rel)
     at = convert.offset_of(lines, pos, session.encoding)

@@ -6,16 +6,20 @@ pygls answers the request itself; this runs first. A second ``initialize`` never
 from __future__ import annotations
 
 import logging
+from typing import TYPE_CHECKING
 
 from lsprotocol import types as lsp
 
 from specward.analyzers.codes import CODES
 
+if TYPE_CHECKING:
+    from ..server import SpecwardServer
+
 log = logging.getLogger(__name__)
 LEVELS = ("error", "warning", "information", "hint", "off")
 
 
-def handle(ls, params: lsp.InitializeParams) -> None:
+def handle(ls: SpecwardServer, params: lsp.InitializeParams) -> None:
     ls.editor_options = parse_options(params.initialization_options)
     ls.watch_parent(params.process_id)
 

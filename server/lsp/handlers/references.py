@@ -4,12 +4,18 @@ call of the same endpoint."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from lsprotocol import types as lsp
 
 from .. import lookups as f
 
+if TYPE_CHECKING:
+    from ..server import SpecwardServer
+    from ..session import Session
 
-def _references(session, params: lsp.ReferenceParams) -> list[lsp.Location] | None:
+
+def _references(session: Session, params: lsp.ReferenceParams) -> list[lsp.Location] | None:
     _, hit = f.target(session, params.text_document.uri, params.position)
     match hit:
         case f.CallTarget(status=st):
@@ -29,5 +35,5 @@ def _references(session, params: lsp.ReferenceParams) -> list[lsp.Location] | No
     return out
 
 
-async def handle(ls, params: lsp.ReferenceParams):
+async def handle(ls: SpecwardServer, params: lsp.ReferenceParams) -> list[lsp.Location] | None:
     return await ls.session.request(_references, ls.session, params) if ls.session else None

@@ -3,9 +3,15 @@ the query (case-insensitive subsequence)."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from lsprotocol import types as lsp
 
 from specward.analyzers.matching import full_path
+
+if TYPE_CHECKING:
+    from ..server import SpecwardServer
+    from ..session import Session
 
 
 def _matches(query: str, name: str) -> bool:
@@ -13,7 +19,7 @@ def _matches(query: str, name: str) -> bool:
     return all(ch in it for ch in query.lower().replace(" ", ""))
 
 
-def _symbols(session, params: lsp.WorkspaceSymbolParams) -> list[lsp.SymbolInformation]:
+def _symbols(session: Session, params: lsp.WorkspaceSymbolParams) -> list[lsp.SymbolInformation]:
     out = []
     for ep in session.index.table.endpoints:
         name = f"{ep.method} {full_path(ep)}"
@@ -24,5 +30,5 @@ def _symbols(session, params: lsp.WorkspaceSymbolParams) -> list[lsp.SymbolInfor
     return out
 
 
-async def handle(ls, params: lsp.WorkspaceSymbolParams):
+async def handle(ls: SpecwardServer, params: lsp.WorkspaceSymbolParams) -> list[lsp.SymbolInformation] | None:
     return await ls.session.request(_symbols, ls.session, params) if ls.session else None
