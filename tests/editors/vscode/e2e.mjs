@@ -93,6 +93,29 @@ async function waitFor(what, fn, { timeout = STEP_TIMEOUT, interval = 250 } = {}
   }
 }
 
+/** Put the cursor on the squiggle in `box`, open the code-action menu (Ctrl+.) until the
+ * fix titled `title` shows, and click it: what a user does (a click on the squiggle itself
+ * times out, the editor's view layer intercepts it). */
+async function applyQuickFix(page, box, title) {
+  await page.keyboard.press('Escape');
+  await page.mouse.move(box.x + box.width / 2, box.y + 300);
+  await page.mouse.click(box.x + box.width / 2, box.y + box.height / 2); // cursor on the squiggle
+  await page.keyboard.press('Escape'); // any hover the click raised
+  const fixItem = page.locator('.action-widget .monaco-list-row', { hasText: title }).first();
+  await waitFor('the code-action menu with the fix', async () => {
+    await page.keyboard.press('Control+.');
+    try {
+      await fixItem.waitFor({ state: 'visible', timeout: 5_000 });
+      return true;
+    } catch {
+      await page.keyboard.press('Escape');
+      return false;
+    }
+  });
+  const fb = await fixItem.boundingBox();
+  await page.mouse.click(fb.x + fb.width / 2, fb.y + fb.height / 2);
+}
+
 function resolvePython(p) {
   if (p.includes('/')) return path.resolve(p);
   const r = spawnSync('sh', ['-c', `command -v "${p}"`], { encoding: 'utf8' });
@@ -328,23 +351,7 @@ async function main() {
 
   // ---- (d) quick fix --------------------------------------------------------------
   step = `(d) quick fix "${FIX_TITLE}"`;
-  await page.keyboard.press('Escape');
-  await page.mouse.move(box.x + box.width / 2, box.y + 300);
-  await page.mouse.click(box.x + box.width / 2, box.y + box.height / 2); // cursor on the squiggle
-  await page.keyboard.press('Escape'); // any hover the click raised
-  const fixItem = page.locator('.action-widget .monaco-list-row', { hasText: FIX_TITLE }).first();
-  await waitFor('the code-action menu with the fix', async () => {
-    await page.keyboard.press('Control+.');
-    try {
-      await fixItem.waitFor({ state: 'visible', timeout: 5_000 });
-      return true;
-    } catch {
-      await page.keyboard.press('Escape');
-      return false;
-    }
-  });
-  const fb = await fixItem.boundingBox();
-  await page.mouse.click(fb.x + fb.width / 2, fb.y + fb.height / 2);
+  await applyQuickFix(page, box, FIX_TITLE);
   await editor.locator('.view-line', { hasText: "api.get('/user/profile')" }).nth(1).waitFor();
   await waitFor(`no phantom-api on line ${line + 1} of ${REL_FILE} in the oracle`, () => {
     const diags = readOracle(oracle);
@@ -406,23 +413,7 @@ async function missingExport({ workspace, oracle }) {
   await token.waitFor();
   const box = await token.boundingBox();
   if (!box) throw new StepError('the `gett` token has no bounding box');
-  await page.keyboard.press('Escape');
-  await page.mouse.move(box.x + box.width / 2, box.y + 300);
-  await page.mouse.click(box.x + box.width / 2, box.y + box.height / 2); // cursor on the squiggle
-  await page.keyboard.press('Escape'); // any hover the click raised
-  const fixItem = page.locator('.action-widget .monaco-list-row', { hasText: IMPORT_FIX_TITLE }).first();
-  await waitFor('the code-action menu with the fix', async () => {
-    await page.keyboard.press('Control+.');
-    try {
-      await fixItem.waitFor({ state: 'visible', timeout: 5_000 });
-      return true;
-    } catch {
-      await page.keyboard.press('Escape');
-      return false;
-    }
-  });
-  const fb = await fixItem.boundingBox();
-  await page.mouse.click(fb.x + fb.width / 2, fb.y + fb.height / 2);
+  await applyQuickFix(page, box, IMPORT_FIX_TITLE);
   // the server sent workspace/applyEdit: the editor shows the rewritten import
   await waitFor('the editor to show `get as gett`', async () =>
     (await editor.locator('.view-lines').innerText()).replace(/\u00a0/g, ' ').includes('get as gett'));
