@@ -19,6 +19,7 @@ plain data out.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from typing import Callable
 
 from .model import FileFacts, Finding
@@ -50,6 +51,12 @@ class AnalysisInput:
     patterns: object | None = None
     options: tuple[tuple[str, object], ...] = ()
 
+    @cached_property
+    def all_files(self) -> frozenset[str]:
+        """Every workspace file the walk listed (sources and the rest): computed once per
+        inputs, not once per edit."""
+        return self.files | self.sources
+
     def option(self, name: str, default: object = None) -> object:
         for k, v in self.options:
             if k == name:
@@ -67,14 +74,6 @@ class Context:
     config: ResolverConfig
     _probed: list[set[str]] = field(default_factory=list)
     _resolver: Resolver | None = None
-    _all_files: frozenset[str] | None = None
-
-    @property
-    def all_files(self) -> frozenset[str]:
-        """Every workspace file the walk listed (sources and the rest)."""
-        if self._all_files is None:
-            self._all_files = self.inputs.files | self.inputs.sources
-        return self._all_files
 
     def exists(self, path: str) -> bool:
         return _Exists(self.inputs.files, self.lookup, self._probed)(path)
@@ -117,7 +116,7 @@ def _imports(facts: FileFacts, ctx: Context) -> tuple[tuple[Finding, ...], froze
     from .imports import Environment, check_imports
 
     env = ctx.inputs.environment if isinstance(ctx.inputs.environment, Environment) else Environment()
-    result = check_imports(facts, ctx.resolver, ctx.lookup, env, files=ctx.all_files)
+    result = check_imports(facts, ctx.resolver, ctx.lookup, env, files=ctx.inputs.all_files)
     return result.findings, result.deps
 
 

@@ -11,6 +11,7 @@ import logging
 import multiprocessing
 import os
 import queue
+import sys
 import threading
 import time
 from pathlib import Path
@@ -18,6 +19,25 @@ from typing import Callable
 
 from .cache import FactsCache
 from .parsing import extract_batch, link_batch, start_linking, start_worker, watch_parent
+
+if sys.version_info < (3, 12):
+    # CPython 3.11's exit hook wakes every process pool's manager thread through a pipe that
+    # thread may be closing at that very moment (the check and the write are not under one
+    # lock): the write fails with EBADF and the interpreter prints "Exception ignored in
+    # threading" with a traceback on stderr, after the run's output. Seen in CI when a
+    # build's pool ends while the process exits (a full disk stopped its cache writer).
+    # 3.12 takes a lock around both. Nothing is lost: the thread is ending already.
+    import concurrent.futures.process as _cfp
+
+    _wake = _cfp._ThreadWakeup.wakeup
+
+    def _wakeup_if_open(self) -> None:
+        try:
+            _wake(self)
+        except (OSError, ValueError):  # closed meanwhile by its own thread
+            pass
+
+    _cfp._ThreadWakeup.wakeup = _wakeup_if_open
 
 log = logging.getLogger(__name__)
 
