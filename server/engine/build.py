@@ -317,7 +317,7 @@ class BuildSteps:
             deps, calls, (problems, routes, matches, *rest) = row
             link_deps = set(rest[2]) if len(rest) >= 3 else set(deps)
             if len(rest) >= 2:
-                self._set_analysis(rel, rest[0], frozenset(rest[1]))
+                self._set_analysis(rel, rest[0], frozenset(rest[1]), stored=True)
             if matches and matches[0] == self._table_key:
                 self._cached_matches[rel] = matches
             self.calls[rel] = calls

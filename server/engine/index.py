@@ -144,9 +144,10 @@ class WorkspaceIndex(BuildSteps, UpdateSteps):
             parsers.kill()
         return parsers
 
-    def _set_analysis(self, rel: str, found: tuple[Finding, ...] | None, edges: frozenset[str] = frozenset()) -> None:
+    def _set_analysis(self, rel: str, found: tuple[Finding, ...] | None, edges: frozenset[str] = frozenset(),
+                      stored: bool = False) -> None:
         """Record one file's analysis results (``found`` None: the file has no facts) and
-        its analysis edges."""
+        its analysis edges; ``stored``: they come from the cache (nothing to write back)."""
         for dep in self.adeps.pop(rel, ()):
             s = self.ardeps.get(dep)
             if s is not None:
@@ -160,7 +161,8 @@ class WorkspaceIndex(BuildSteps, UpdateSteps):
         self.adeps[rel] = edges
         for dep in edges:
             self.ardeps.setdefault(dep, set()).add(rel)
-        self._dirty_links.add(rel)
+        if not stored:
+            self._dirty_links.add(rel)
 
     def _analyze(self, paths: Iterable[str]) -> None:
         """The registered analyses of these files again (their calls need no linking)."""
