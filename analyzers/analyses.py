@@ -75,9 +75,6 @@ class Context:
     _probed: list[set[str]] = field(default_factory=list)
     _resolver: Resolver | None = None
 
-    def exists(self, path: str) -> bool:
-        return _Exists(self.inputs.files, self.lookup, self._probed)(path)
-
     @property
     def resolver(self) -> Resolver:
         if self._resolver is None:

@@ -174,10 +174,6 @@ class WorkspaceIndex(BuildSteps, UpdateSteps):
             else:
                 self._set_analysis(rel, *analyze(facts, ctx))
 
-    def dependents(self, rel: str) -> set[str]:
-        """Every file whose findings may change with ``rel``: through its links or its analyses."""
-        return self.rdeps.get(rel, set()) | self.ardeps.get(rel, set())
-
     def _load_contract(self, rel: str, ft: FileText) -> None:
         if ft.text is None:
             self.contracts[rel] = ContractFacts(rel, "unknown", findings=(
