@@ -305,19 +305,25 @@ class BuildSteps:
 
     def _reuse_links(self, rels: Iterable[str], fresh: set[str]) -> list[str]:
         """Take cached link results whose every dependency is unchanged; return the files
-        that must be linked again."""
+        that must be linked again. (Called on a cleared index: nothing to unlink first.)"""
         cached = self.cache.load_links(self._links_key) if self.cache else {}
         relink = []
         digests = self.digests
+        have, known = digests.items(), digests.keys()
+        rdeps, ardeps = self.rdeps, self.ardeps
         for rel in rels:
             row = cached.get(rel)
-            if row is None or rel in fresh or any(digests.get(d) != dg for d, dg in row[0].items()):
+            # (the view comparisons run in C: ~40 paths per file at 10,000 files)
+            if row is None or rel in fresh or not row[0].items() <= have or not known.isdisjoint(row[1]):
                 relink.append(rel)
                 continue
-            deps, calls, (problems, routes, matches, *rest) = row
-            link_deps = set(rest[2]) if len(rest) >= 3 else set(deps)
-            if len(rest) >= 2:
-                self._set_analysis(rel, rest[0], frozenset(rest[1]), stored=True)
+            _, _, calls, (problems, routes, matches, found, edges, link_deps) = row
+            link_deps = set(link_deps)
+            if found:
+                self.analysis_findings[rel] = found
+            self.adeps[rel] = edges = frozenset(edges)
+            for dep in edges:
+                ardeps.setdefault(dep, set()).add(rel)
             if matches and matches[0] == self._table_key:
                 self._cached_matches[rel] = matches
             self.calls[rel] = calls
@@ -327,7 +333,7 @@ class BuildSteps:
             if routes:
                 self.routes[rel] = routes
             for dep in link_deps:
-                self.rdeps.setdefault(dep, set()).add(rel)
+                rdeps.setdefault(dep, set()).add(rel)
         return relink
 
     def _flush_links(self) -> None:

@@ -18,7 +18,6 @@ any point, or several processes writing at once, leave a consistent cache (WAL j
 
 from __future__ import annotations
 
-import json
 import logging
 import random
 import sqlite3
@@ -30,7 +29,7 @@ from specward.analyzers import serial
 
 log = logging.getLogger(__name__)
 
-SCHEMA = 6  # 6: paths are stored as their bytes (a file name need not be UTF-8)
+SCHEMA = 7  # 6: paths are stored as their bytes (a file name need not be UTF-8); 7: one blob per link row
 BUSY_TIMEOUT_S = 2.0  # wait for another process's write before skipping a read or write
 
 # SQLite primary result codes (``sqlite3.Error.sqlite_errorcode & 0xff``)
@@ -139,7 +138,7 @@ class FactsCache:
                                    "version TEXT NOT NULL, data BLOB NOT NULL)")
                         # per-file link results, valid while every path they read has the recorded digest
                         db.execute("CREATE TABLE links (path TEXT PRIMARY KEY, version TEXT NOT NULL, "
-                                   "deps TEXT NOT NULL, calls BLOB NOT NULL, problems BLOB NOT NULL)")
+                                   "data BLOB NOT NULL)")
                         db.execute(f"PRAGMA user_version={SCHEMA}")
                     db.execute("COMMIT")
                 except BaseException:
@@ -236,24 +235,27 @@ class FactsCache:
         return self._write("INSERT OR REPLACE INTO facts VALUES (?,?,?,?)",
                            [(_key(p), d, self.version, b) for p, d, b in rows])
 
-    def load_links(self, version: str) -> dict[str, tuple[dict, list, tuple]]:
-        """path -> (deps {path: digest or None}, calls, (problems, routes, matches))."""
+    def load_links(self, version: str) -> dict[str, tuple[dict[str, str], frozenset[str], list, tuple]]:
+        """path -> (present {path: digest}, absent paths, calls, extras): one file's link
+        results, valid while every present path has its digest and no absent path exists."""
         out = {}
-        for path, deps, calls, problems in self._read(
-                "SELECT path, deps, calls, problems FROM links WHERE version=?", (version,)):
+        for path, data in self._read("SELECT path, data FROM links WHERE version=?", (version,)):
             try:
-                out[_path(path)] = (json.loads(deps), list(serial.loads(calls)), serial.loads(problems))
+                present, absent, calls, extras = serial.loads(data)  # type: ignore[misc]
+                out[_path(path)] = (dict(present), frozenset(absent), list(calls), tuple(extras))
             except Exception as exc:  # noqa: BLE001 - a damaged row is recomputed
                 log.debug("dropping cached links of %s: %s", path, exc)
         return out
 
-    def store_links(self, version: str, rows: list[tuple[str, dict, list, tuple]]) -> bool:
+    def store_links(self, version: str, rows: list[tuple[str, dict[str, str | None], list, tuple]]) -> bool:
+        """(path, {path read: its digest, None when absent}, calls, extras) rows."""
         if not self.writable:
             return False
-        return self._write("INSERT OR REPLACE INTO links VALUES (?,?,?,?,?)",
-                           [(_key(p), version, json.dumps(deps, separators=(",", ":")), serial.dumps(list(calls)),
-                             serial.dumps(tuple(extras)))
-                            for p, deps, calls, extras in rows])
+        return self._write("INSERT OR REPLACE INTO links VALUES (?,?,?)", [
+            (_key(p), version, serial.dumps(({d: dg for d, dg in deps.items() if dg is not None},
+                                             tuple(d for d, dg in deps.items() if dg is None),
+                                             list(calls), tuple(extras))))
+            for p, deps, calls, extras in rows])
 
     def forget(self, paths: list[str]) -> None:
         if not paths:

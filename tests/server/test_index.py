@@ -102,7 +102,7 @@ def test_planted_cache_row_cannot_run_code(ws: Path, tmp_path: Path):
 
     db = sqlite3.connect(ws / ".specward" / "cache.sqlite", isolation_level=None)
     db.execute("UPDATE facts SET data=? WHERE path='scripts/sync_users.py'", (pickle.dumps(Evil()),))
-    db.execute("UPDATE links SET calls=?", (pickle.dumps(Evil()),))
+    db.execute("UPDATE links SET data=?", (pickle.dumps(Evil()),))
     db.close()
     idx = WorkspaceIndex(ws)
     idx.build()
