@@ -134,6 +134,18 @@ class UpdateSteps:
                 self._keep_state(rel, state)
                 self.facts.put_live(rel, state)  # the same facts (same text), from that state
 
+    def warm_dependents(self, rel: str) -> None:
+        """Load the facts of the files whose findings read ``rel`` (its importers, its
+        callers) and of what their analyses read, up to half the store's memory: an open
+        document is about to be edited, and its first edit would otherwise wait for the
+        cache to give them back (100 importers: ~0.4 s)."""
+        with self.lock:
+            deps = sorted((self.rdeps.get(rel, set()) | self.ardeps.get(rel, set())) - {rel})
+            read = {p for dep in deps for p in (*self.adeps.get(dep, ()), *self.deps.get(dep, ()))} - set(deps)
+            for path in [*deps, *sorted(read)][: self.facts.limit // 2]:
+                if path in self.facts:
+                    self.facts.get(path)
+
     def _keep_state(self, rel: str, state) -> None:
         """Keep ``rel``'s edit state; the oldest beyond ``EDIT_STATES`` is dropped, and its
         facts, if the store holds them through it, are built so that its tree goes too."""

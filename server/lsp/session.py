@@ -194,9 +194,11 @@ class Session:
         changed = self.index.update(rel, text, incremental=True)
         changed.add(rel)
         if self.index.needs_edit_state(rel) and not self.closing:
-            # opened with the text already indexed: get its first edit ready (after this publish)
+            # opened with the text already indexed: get its first edit ready (after this
+            # publish), and what that edit re-checks
             try:
                 self.worker.submit(self._guard, False, self.index.prepare_edits, rel, text)
+                self.worker.submit(self._guard, False, self.index.warm_dependents, rel)
             except RuntimeError:  # shutting down meanwhile
                 pass
         return self._prepare(changed)

@@ -19,6 +19,8 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types as lsp
 
+from specward.analyzers.extract import warm_up
+
 from . import convert
 from .session import Session
 
@@ -80,6 +82,9 @@ async def start(ls: SpecwardServer, failed: ShowFailure) -> None:
     # 7. every file's diagnostics, then the same state said again (a client or the
     #    benchmark may wait for the server to be idle)
     await session.publish_all()
+    # the grammars and queries, loaded once here: a warm start parsed nothing, and its
+    # first keystroke would pay for them (~0.2 s)
+    await session.submit(warm_up)
     status(ls, state, summary, published=True)
     # 8. the client's file events too
     await _register_client_watching(ls)

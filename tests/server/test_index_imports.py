@@ -102,3 +102,20 @@ def test_a_warm_start_reuses_the_import_verdicts_and_their_edges(tmp_path: Path)
     (root / "src/flags.ts").write_text("export const beta = false;\nexport const gamma = 1;\n")
     assert "src/f.ts" in warm.update_from_disk("src/flags.ts")
     assert _codes(warm, "src/f.ts") == []
+
+
+def test_warming_an_open_documents_dependents_loads_what_its_next_edit_rechecks(tmp_path: Path):
+    files = {"src/flags.ts": "export const beta = false;\n", "src/util.ts": "export const id = (x: number) => x;\n",
+             "src/other.ts": "export const unrelated = 1;\n"}
+    for i in range(3):
+        files[f"src/feature{i}.ts"] = ("import { beta } from './flags';\nimport { id } from './util';\n"
+                                       f"export const f{i} = () => id(beta ? 1 : 0);\n")
+    root = _ws(tmp_path, files)
+    WorkspaceIndex(root).build()
+    idx = WorkspaceIndex(root)  # a warm start: every file's facts are in the cache only
+    idx.build()
+    assert not idx.facts._lru
+    idx.warm_dependents("src/flags.ts")
+    # the importers, and what their analyses read (util.ts), but not an unrelated file
+    assert {f"src/feature{i}.ts" for i in range(3)} | {"src/util.ts"} <= set(idx.facts._lru)
+    assert "src/other.ts" not in idx.facts._lru
