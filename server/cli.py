@@ -9,10 +9,18 @@ project. The whole project is indexed with its contracts and configuration; only
 paths given are reported. Paths in several projects: each project is checked in turn.
 Every path printed is relative to the current folder.
 
+A project without any contract is checked all the same: every check that needs none runs
+(imports, exports, dependencies, the ledger), its HTTP calls are all ``unresolved``, and
+standard error says once, as a note, that the phantom-API checks were skipped
+(``--allow-no-contract`` silences the note; ``--require-contract`` makes it an error, exit
+2). A project whose configuration names contracts of which none exists is still an error
+(exit 2; ``--allow-no-contract`` makes it a warning). A contract that exists but is not
+valid is a ``contract-invalid`` finding, whatever the options.
+
 Exit codes of ``check``: 0 when no error-severity finding, 1 when there is one, 2 for
-usage errors, an invalid configuration (reported after checking with the defaults), a
-project without any contract (unless ``--allow-no-contract``) and an internal error (one
-line on standard error: a crash never looks like findings). ``calls`` exits 0 or 2.
+usage errors, an invalid configuration (reported after checking with the defaults), no
+contract where one is required (above) and an internal error (one line on standard error:
+a crash never looks like findings). ``calls`` exits 0 or 2.
 Lines and columns printed are 1-based; columns count Unicode code points. File names are
 kept as the bytes they are: JSON output carries a name that is not UTF-8 with its
 surrogate escapes (``\udcff``, ``os.fsencode`` gives the bytes back), text output prints
@@ -89,8 +97,13 @@ def _parser() -> argparse.ArgumentParser:
                             "or .git) is indexed with its contracts and configuration")
         c.add_argument("--contract", action="append", metavar="FILE",
                        help="contract file to use instead of discovery (repeatable; may be outside the project)")
-        c.add_argument("--allow-no-contract", action="store_true",
-                       help="warn instead of failing (exit 2) when no contract is found")
+        strict = c.add_mutually_exclusive_group()
+        strict.add_argument("--allow-no-contract", action="store_true",
+                            help="do not print the note that no contract was found (a project without one is "
+                                 "checked anyway, without the phantom-API checks); contracts the configuration "
+                                 "names and that are all missing are then a warning, not an error")
+        strict.add_argument("--require-contract", action="store_true",
+                            help="fail (exit 2) when a project has no contract, e.g. in CI")
         c.add_argument("--format", choices=("text", "json"), default=default)
         c.add_argument("--no-cache", action="store_true", help="do not read or write .specward/cache.sqlite")
         c.add_argument("--user-ledger", action="store_true",
@@ -194,7 +207,7 @@ def _run(args: argparse.Namespace) -> int:
     else:
         status = _check(runs, out, args.format)
     for run in runs:
-        status = max(status, _problems(run, out, args.allow_no_contract))
+        status = max(status, _problems(run, out, args.allow_no_contract, args.require_contract))
     return status
 
 
@@ -308,8 +321,12 @@ def _report_skipped(runs: list[_Run], out: _Output) -> None:
         print(f"specward: skipped {len(items)} file(s): {listed}{more}", file=sys.stderr)
 
 
-def _problems(run: _Run, out: _Output, allow_no_contract: bool) -> int:
-    """After the report: an invalid configuration, missing contracts. The exit status they call for."""
+def _problems(run: _Run, out: _Output, allow_no_contract: bool, require_contract: bool) -> int:
+    """After the report: an invalid configuration, missing contracts. The exit status they call for.
+
+    No contract at all: a note (the phantom-API checks were skipped), nothing with
+    ``allow_no_contract``, an error with ``require_contract``. Contracts named in the
+    configuration of which none exists: an error, a warning with ``allow_no_contract``."""
     index, root, status = run.index, run.project.root, EXIT_OK
     for key in index.ws.missing_contracts:  # named in the configuration (--contract files were checked)
         print(f"specward: warning: contract {out.shown(root, key)}, named in "
@@ -321,12 +338,23 @@ def _problems(run: _Run, out: _Output, allow_no_contract: bool) -> int:
             where = (f"{root} (no specward.toml, pyproject.toml with [tool.specward] or .git at or above the "
                      "paths given, so their folder is the project)")
         message = shown(f"no contract found in {where}; looked for {index.ws.describe_contracts()}")
-        if allow_no_contract:
-            print(f"specward: warning: {message}; every HTTP call is unresolved", file=sys.stderr)
-        else:
+        ws = index.ws
+        # the configuration names contracts and none is there: a mistake, not a project without one
+        named_missing = ws.explicit_contracts and bool(ws.contract_files or ws.contract_globs or ws.refused_contracts)
+        if require_contract:
+            print(f"specward: error: {message}. Name one with --contract FILE or the `contracts` setting, "
+                  "or drop --require-contract to check without one", file=sys.stderr)
+            status = EXIT_USAGE
+        elif named_missing and not allow_no_contract:
             print(f"specward: error: {message}. Name one with --contract FILE or the `contracts` setting, "
                   "or pass --allow-no-contract to check without one", file=sys.stderr)
             status = EXIT_USAGE
+        elif named_missing:
+            print(f"specward: warning: {message}; every HTTP call is unresolved", file=sys.stderr)
+        elif not allow_no_contract and not ws.explicit_contracts:  # `contracts = []` says so on purpose
+            print(f"specward: note: {message}. The phantom-API checks were skipped (every HTTP call is "
+                  "unresolved); name a contract with --contract FILE or the `contracts` setting to run them",
+                  file=sys.stderr)
     if index.config.problems:
         print(f"specward: error: invalid configuration in {out.shown(root, _config_rel(index) or '.')}: "
               "checked with the defaults", file=sys.stderr)
@@ -357,8 +385,11 @@ def _check(runs: list[_Run], out: _Output, fmt: str) -> int:
     lines: list[str] = []
     files: set[str] = set()
     indexed = contracts = endpoints = skipped = ncalls = 0
+    without: list[str] = []  # the roots of the projects without any contract, as printed
     for run in runs:
         index, root = run.index, run.project.root
+        if not index.contracts:
+            without.append(out.path(root, "."))
         findings = _findings(run)
         statuses = [s for s in index.all_statuses() if _in_selection(s.call.file, run.project.selected)]
         sev.update(f.severity for f in findings)
@@ -383,6 +414,8 @@ def _check(runs: list[_Run], out: _Output, fmt: str) -> int:
         "endpoints": endpoints, "calls": ncalls,
         "matched": calls["matched"], "phantom": calls["phantom"], "method_mismatch": calls["method-mismatch"],
         "unresolved": calls["unresolved"], "skipped_files": skipped,
+        # a project without any contract: checked without the phantom-API checks
+        "api_checks_skipped": bool(without), "projects_without_contract": without,
     }
     if fmt == "json":
         json.dump({"version": 1, "diagnostics": diags, "summary": summary}, sys.stdout, indent=2)

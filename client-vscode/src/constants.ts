@@ -49,6 +49,9 @@ export const SKIPPED_FOLDERS = [
   '.mypy_cache', '.pytest_cache', '.ruff_cache', 'site-packages', '.specward', 'target', 'bower_components',
 ] as const;
 
+/** Source files specward analyzes: one is enough to start the server (the import checks need no contract). */
+export const SOURCE_GLOB = '**/*.{ts,tsx,mts,cts,js,jsx,mjs,cjs,vue,svelte,py,pyi}';
+
 /** The same folders as one glob, for `workspace.findFiles`'s exclude argument. */
 export const SKIPPED_GLOB = `**/{${SKIPPED_FOLDERS.join(',')}}/**`;
 

@@ -31,7 +31,8 @@ export type Detection = Found | NotFound;
 /** What `detect` looks for, in words (the status item's tooltip and the log say it). */
 export const LOOKED_FOR = 'a specward.toml; a [tool.specward] table in pyproject.toml; ' +
   'a SpecDSL contract (*.dsl.json); an OpenAPI or Swagger contract (a .json, .yaml or .yml file ' +
-  'whose name contains "openapi" or "swagger") — outside node_modules, .venv, dist and the ' +
+  'whose name contains "openapi" or "swagger"); a TypeScript, JavaScript, Vue, Svelte or Python ' +
+  'file (its imports are checked without a contract) — outside node_modules, .venv, dist and the ' +
   'other folders specward skips';
 
 const SKIPPED: ReadonlySet<string> = new Set(SKIPPED_FOLDERS);
@@ -47,6 +48,11 @@ export function isConfigName(name: string): boolean {
 
 export function isContractName(name: string): boolean {
   return name.endsWith('.dsl.json') || (/\.(json|ya?ml)$/.test(name) && /openapi|swagger/i.test(name));
+}
+
+/** A file specward analyzes (SOURCE_GLOB in constants.ts): enough to start the server. */
+export function isSourceName(name: string): boolean {
+  return /\.(ts|tsx|mts|cts|js|jsx|mjs|cjs|vue|svelte|py|pyi)$/.test(name);
 }
 
 function whyOf(name: string): Why | undefined {
@@ -103,7 +109,7 @@ export function eventNeeds(path: string, kind: 'created' | 'changed'): 'look' | 
     return 'ignore'; // a skipped folder itself, or anything inside one
   }
   const name = parts[parts.length - 1];
-  if ((parts.length === 1 && name === PYPROJECT_PATH) || whyOf(name) !== undefined) {
+  if ((parts.length === 1 && name === PYPROJECT_PATH) || whyOf(name) !== undefined || (kind === 'created' && isSourceName(name))) {
     return 'look';
   }
   return kind === 'created' ? 'ifFolder' : 'ignore';

@@ -30,7 +30,7 @@ import {
   State as ClientState,
 } from 'vscode-languageclient/node';
 
-import { DETECT_GLOBS, DOCUMENT_SELECTOR, INSTALL_URL, PYPROJECT, SKIPPED_GLOB } from './constants';
+import { DETECT_GLOBS, DOCUMENT_SELECTOR, INSTALL_URL, PYPROJECT, SKIPPED_GLOB, SOURCE_GLOB } from './constants';
 import { describe, detect, eventNeeds, nothingMessage } from './detect';
 import { DIAGNOSTICS_FILE_ENV, dump, STATUS_FILE_ENV, statusLine } from './diagnosticsDump';
 import { type Found, resolveServerCommand } from './serverCommand';
@@ -212,6 +212,11 @@ async function lookForSomething(): Promise<Look> {
       }
       if (detection.found) {
         return { found: true, what: `found ${describe(detection)} in ${folder.name}` };
+      }
+      // no configuration or contract: a source file is enough (the import checks need neither)
+      const sources = await vscode.workspace.findFiles(new vscode.RelativePattern(folder, SOURCE_GLOB), SKIPPED_GLOB, 1);
+      if (sources.length) {
+        return { found: true, what: `found source files (${relativePath(folder, sources[0])}) in ${folder.name}` };
       }
       seen.push({ name: folder.name, notes: detection.notes });
     }

@@ -2,8 +2,8 @@ import { strict as assert } from 'node:assert';
 import * as path from 'node:path';
 import { describe as group, it } from 'node:test';
 
-import { CONTRACT_PATTERNS, DETECT_GLOBS, PYPROJECT, SKIPPED_FOLDERS, SKIPPED_GLOB } from '../src/constants';
-import { describe, detect, eventNeeds, hasSpecwardTable, isConfigName, isContractName, LOOKED_FOR, nothingMessage } from '../src/detect';
+import { CONTRACT_PATTERNS, DETECT_GLOBS, PYPROJECT, SKIPPED_FOLDERS, SKIPPED_GLOB, SOURCE_GLOB } from '../src/constants';
+import { describe, detect, eventNeeds, hasSpecwardTable, isConfigName, isContractName, isSourceName, LOOKED_FOR, nothingMessage } from '../src/detect';
 
 const PROJECT_PYPROJECT = `[project]
 name = "shop-backend"
@@ -86,6 +86,18 @@ group('detect: is there anything for specward in a folder', () => {
   });
 });
 
+group('isSourceName: the files whose imports are checked without a contract', () => {
+  it('knows the languages SOURCE_GLOB finds, and nothing else', () => {
+    const exts = /\{(.*)\}/.exec(SOURCE_GLOB)![1].split(',');
+    for (const e of exts) {
+      assert.ok(isSourceName(`src/a.${e}`), e);
+    }
+    for (const p of ['README.md', 'openapi.yaml', 'package.json', 'styles.css', 'a.tsx.bak']) {
+      assert.ok(!isSourceName(p), p);
+    }
+  });
+});
+
 group('eventNeeds: which file events make the extension look again', () => {
   it('looks again for a file that counts by its name, created or changed', () => {
     for (const p of ['api/openapi.yaml', 'specward.toml', 'contracts/articles.dsl.json', 'Swagger.json']) {
@@ -102,7 +114,9 @@ group('eventNeeds: which file events make the extension look again', () => {
 
   it('asks whether anything else created is a folder, and ignores other changes', () => {
     assert.equal(eventNeeds('api', 'created'), 'ifFolder');
-    assert.equal(eventNeeds('web/src/orders.ts', 'created'), 'ifFolder');
+    assert.equal(eventNeeds('web/src/orders.ts', 'created'), 'look'); // a source file: the import checks
+    assert.equal(eventNeeds('docs/notes.txt', 'created'), 'ifFolder');
+    assert.equal(eventNeeds('node_modules/x/index.ts', 'created'), 'ignore');
     assert.equal(eventNeeds('web/src/orders.ts', 'changed'), 'ignore');
     assert.equal(eventNeeds('package.json', 'changed'), 'ignore');
   });

@@ -4,7 +4,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
 
-import { DETECT_GLOBS, INSTALL_URL, SKIPPED_FOLDERS } from '../src/constants';
+import { DETECT_GLOBS, INSTALL_URL, LANGUAGES, SKIPPED_FOLDERS } from '../src/constants';
 import { isConfigName, isContractName } from '../src/detect';
 
 // compiled to out/test/*.test.js: the package is two folders up
@@ -53,10 +53,14 @@ describe('package.json', () => {
     ]);
   });
 
-  it('activates on the files detect() looks for and on its own commands, not on languages', () => {
+  it('activates on the files detect() looks for, on the source languages the server analyzes and on its own commands', () => {
     const commands = pkg.contributes.commands.map((c: { command: string }) => c.command);
+    // a plain TypeScript or Python repository has no contract and no specward.toml: its
+    // phantom imports are found all the same, so opening one of its files activates
+    const sources = ['typescript', 'typescriptreact', 'javascript', 'javascriptreact', 'vue', 'svelte', 'python'];
     assert.deepEqual(pkg.activationEvents, [
       ...DETECT_GLOBS.map((g) => `workspaceContains:${g}`),
+      ...sources.map((l) => `onLanguage:${l}`),
       ...commands.map((c: string) => `onCommand:${c}`),
     ]);
     assert.deepEqual([...DETECT_GLOBS], [
@@ -66,13 +70,20 @@ describe('package.json', () => {
       '**/*[sS][wW][aA][gG][gG][eE][rR]*.{json,yaml,yml}',
       'pyproject.toml',
     ]);
+    // every language it activates on is one the client sends to the server; json and yaml
+    // (contracts, found by name above) do not activate it: every project has such files
+    const languages: readonly string[] = LANGUAGES;
+    for (const l of sources) {
+      assert.ok(languages.includes(l), `${l} is not in LANGUAGES (the document selector)`);
+    }
     for (const e of pkg.activationEvents) {
-      assert.doesNotMatch(e, /^(onLanguage|onStartupFinished|\*$)/, e);
+      assert.doesNotMatch(e, /^(onStartupFinished|\*$)|^onLanguage:(json|jsonc|yaml)$/, e);
       if (e.startsWith('workspaceContains:') && e !== 'workspaceContains:pyproject.toml') {
         // VS Code searches only patterns with * or ?; any other is taken as an exact path
         assert.match(e, /[*?]/, e);
       }
     }
+    assert.equal(new Set(pkg.activationEvents).size, pkg.activationEvents.length, 'an event is listed twice');
   });
 
   it('has a 128x128 PNG icon', () => {

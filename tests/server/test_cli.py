@@ -234,27 +234,107 @@ def test_the_repository_root_is_the_project_without_configuration(tmp_path: Path
     assert "13 endpoint(s) in 2 contract(s)" in out.stdout
     # the nearest marker wins: web/ with its own specward.toml is a project without a contract
     (repo / "web" / "specward.toml").write_text("")
+    where = f"no contract found in {(repo / 'web').resolve()} (the project root: the nearest folder with specward.toml)"
     out = run("check", "src", cwd=repo / "web")
-    assert out.returncode == 2
-    assert f"no contract found in {(repo / 'web').resolve()} (the project root: the nearest folder with specward.toml)" \
-        in out.stderr
+    assert f"specward: note: {where}" in out.stderr
+    assert "0 endpoint(s) in 0 contract(s)" in out.stdout and "[phantom-api]" not in out.stdout
+    strict = run("check", "src", "--require-contract", cwd=repo / "web")
+    assert strict.returncode == 2 and f"specward: error: {where}" in strict.stderr
 
 
-def test_no_contract_at_all_fails_and_says_where_it_looked(tmp_path: Path):
+def test_require_contract_fails_without_one_and_says_where_it_looked(tmp_path: Path):
     app = tmp_path / "app"
     (app / "src").mkdir(parents=True)
     (app / "src/api.ts").write_text("export const load = () => fetch('/api/things');\n")
-    out = run("check", "src", cwd=app)
+    out = run("check", "src", "--require-contract", cwd=app)
     assert out.returncode == 2
     assert out.stdout.splitlines()[-1].startswith("0 error(s)")
     message = out.stderr.splitlines()[-1]
     assert message.startswith(f"specward: error: no contract found in {(app / 'src').resolve()} (no specward.toml")
-    assert "*.dsl.json" in message and "--contract FILE" in message and "--allow-no-contract" in message
+    assert "*.dsl.json" in message and "--contract FILE" in message and "--require-contract" in message
+    assert run("calls", "src", "--require-contract", cwd=app).returncode == 2
+    # the old switch stays accepted: it only silences the note
     allowed = run("check", "src", "--allow-no-contract", cwd=app)
-    assert allowed.returncode == 0
-    assert allowed.stderr.startswith("specward: warning: no contract found in ")
-    assert run("calls", "src", cwd=app).returncode == 2
+    assert allowed.returncode == 0 and allowed.stderr == ""
     assert run("calls", "src", "--allow-no-contract", cwd=app).returncode == 0
+    # asking for both is a usage error, not a guess which one wins
+    both = run("check", "src", "--allow-no-contract", "--require-contract", cwd=app)
+    assert both.returncode == 2 and "not allowed with" in both.stderr
+
+
+def test_no_contract_runs_the_other_checks_and_notes_the_skipped_api_checks(tmp_path: Path):
+    app = tmp_path / "app"
+    (app / ".git").mkdir(parents=True)
+    (app / "src").mkdir()
+    (app / "src/cart.ts").write_text(
+        "import { formatPrice } from './money';\n"
+        "export const total = (n: number) => formatPrice(n);\n"
+        "export const load = () => fetch('/api/cart');\n")
+    out = run("check", ".", cwd=app)
+    assert out.returncode == 1, out.stderr
+    lines = out.stdout.splitlines()
+    assert lines[0].startswith("src/cart.ts:1:30: error[phantom-import] cannot find module './money'")
+    assert lines[-1] == ("1 error(s), 0 warning(s), 0 information in 1 file(s); 1 HTTP call(s): 0 matched, "
+                         "0 phantom, 0 method mismatch, 1 unresolved; 0 endpoint(s) in 0 contract(s)")
+    notes = [ln for ln in out.stderr.splitlines() if "no contract found" in ln]
+    assert len(notes) == 1, out.stderr  # said once
+    assert notes[0].startswith(f"specward: note: no contract found in {app.resolve()} (the project root: ")
+    assert "phantom-API checks were skipped" in notes[0] and "--contract FILE" in notes[0]
+    assert "`contracts` setting" in notes[0] and "error" not in notes[0]
+    data = json.loads(run("check", ".", "--format", "json", cwd=app).stdout)
+    assert [d["code"] for d in data["diagnostics"]] == ["phantom-import"]
+    assert data["summary"]["api_checks_skipped"] is True and data["summary"]["projects_without_contract"] == ["."]
+    calls = run("calls", ".", "--format", "json", cwd=app)
+    assert calls.returncode == 0 and [r["status"] for r in json.loads(calls.stdout)] == ["unresolved"]
+    assert "specward: note: no contract found" in calls.stderr
+
+
+def test_no_contract_and_nothing_wrong_exits_zero(tmp_path: Path):
+    app = tmp_path / "app"
+    (app / "src").mkdir(parents=True)
+    (app / "src/money.ts").write_text("export const formatPrice = (n: number) => `$${n.toFixed(2)}`;\n")
+    (app / "src/cart.ts").write_text(
+        "import { formatPrice } from './money';\nexport const total = (n: number) => formatPrice(n);\n")
+    out = run("check", "src", cwd=app)
+    assert out.returncode == 0, (out.stdout, out.stderr)
+    assert out.stdout.splitlines()[-1].startswith("0 error(s), 0 warning(s), 0 information in 0 file(s)")
+    assert out.stderr.startswith("specward: note: no contract found in ")
+    # a project with a contract says nothing of the kind, and its summary says the checks ran
+    (app / "src/openapi.yaml").write_text("openapi: 3.0.3\ninfo: {title: t, version: '1'}\npaths: {}\n")
+    out = run("check", "src", "--format", "json", cwd=app)
+    assert out.returncode == 0 and "no contract" not in out.stderr
+    summary = json.loads(out.stdout)["summary"]
+    assert summary["api_checks_skipped"] is False and summary["projects_without_contract"] == []
+
+
+def test_a_broken_contract_is_reported_even_in_a_project_that_has_only_that_one(tmp_path: Path):
+    app = tmp_path / "app"
+    (app / ".git").mkdir(parents=True)
+    (app / "openapi.yaml").write_text("openapi: 3.0.3\npaths:\n  /users:\n    get: [unclosed\n")
+    (app / "client.ts").write_text("export const users = () => fetch('/users');\n")
+    for extra in ((), ("--allow-no-contract",), ("--require-contract",)):
+        out = run("check", ".", "--format", "json", *extra, cwd=app)
+        assert out.returncode == 1, (extra, out.stderr)
+        bad = [d for d in json.loads(out.stdout)["diagnostics"] if d["code"] == "contract-invalid"]
+        assert bad and bad[0]["file"] == "openapi.yaml" and bad[0]["severity"] == "error", extra
+        assert "no contract found" not in out.stderr, extra
+        assert json.loads(out.stdout)["summary"]["api_checks_skipped"] is False
+
+
+def test_contracts_named_in_the_configuration_and_missing_stay_an_error(tmp_path: Path):
+    app = tmp_path / "app"
+    (app / "src").mkdir(parents=True)
+    (app / "specward.toml").write_text('contracts = ["api/*.yaml"]\n')
+    (app / "src/api.ts").write_text("export const load = () => fetch('/api/things');\n")
+    out = run("check", ".", cwd=app)
+    assert out.returncode == 2 and "specward: error: no contract found" in out.stderr
+    assert "the configured contracts (api/*.yaml)" in out.stderr
+    allowed = run("check", ".", "--allow-no-contract", cwd=app)
+    assert allowed.returncode == 0 and "specward: warning: no contract found" in allowed.stderr
+    # an empty list says "no contract" on purpose: checked without one, and no note
+    (app / "specward.toml").write_text("contracts = []\n")
+    quiet = run("check", ".", cwd=app)
+    assert quiet.returncode == 0 and quiet.stderr == "", quiet.stderr
 
 
 def test_paths_in_two_projects_are_each_checked_in_their_project(tmp_path: Path):
