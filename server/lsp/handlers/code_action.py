@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from lsprotocol import converters
@@ -19,9 +20,10 @@ from lsprotocol import types as lsp
 
 from specward.analyzers import ide
 from specward.analyzers.contracts.edit import add_endpoint
-from specward.analyzers.manifest_edit import add_dependency
+from specward.analyzers.manifest_edit import add_dependency, add_python_dependency, pyproject_dependency_place
 from specward.analyzers.matching import full_path
 from specward.analyzers.model import Call, Finding, Span
+from specward.server.engine.packages import installed_distribution
 
 from .. import convert
 
@@ -81,10 +83,11 @@ APPLY_COMMAND = "specward.applyFix"  # handlers/execute_command.py
 
 
 def _declare_fix(session, rel: str, data: dict) -> tuple:
-    """Add an installed npm package to the nearest package.json, with the installed
-    version's range (never an invented one); nothing when it is not installed here."""
+    """Add an installed package to the nearest manifest, with the installed version's range
+    (never an invented one); nothing when it is not installed here. npm: the nearest
+    package.json; Python: see :func:`_declare_python`."""
     package = data.get("package")
-    if not isinstance(package, str) or rel.endswith((".py", ".pyi")):
+    if not isinstance(package, str):
         return ()
     index = session.index
     folders = []
@@ -94,6 +97,8 @@ def _declare_fix(session, rel: str, data: dict) -> tuple:
         if not folder:
             break
         folder = folder.rpartition("/")[0]
+    if rel.endswith((".py", ".pyi")):
+        return _declare_python(session, folders, data.get("distribution"))
     version = None
     for f in folders:  # the package as Node resolves it: the nearest node_modules that has it
         meta = index.ws.read(f"{f}/node_modules/{package}/package.json" if f else f"node_modules/{package}/package.json")
@@ -116,6 +121,47 @@ def _declare_fix(session, rel: str, data: dict) -> tuple:
             return ()
         span, new_text = edit
         return ((f"Add {package}@^{version} to {manifest}", manifest, span.start, span.end, new_text),)
+    return ()
+
+
+def _declare_python(session, folders: list[str], distribution) -> tuple:
+    """The Python side: the version of ``distribution`` installed in the project's
+    environment (its ``*.dist-info/METADATA``), added to the nearest folder's manifest that
+    holds Python manifests: its ``pyproject.toml`` when that declares dependencies
+    (``[project]`` ``dependencies`` or Poetry's table), else its ``requirements.txt``. The
+    manifest's text is the editor's when it is open."""
+    if not isinstance(distribution, str) or not distribution:
+        return ()
+    index = session.index
+    env = getattr(index.analysis_input, "environment", None)
+    manifests = dict(getattr(env, "manifests", None) or {})
+    python_folders = sorted({m.folder for m in manifests.values() if m.kind == "python"},
+                            key=lambda f: (f.count("/"), f))
+    python = getattr(index.settings, "python", None)
+    if python and not Path(python).is_absolute():
+        python = str(index.root / python)
+    installed = installed_distribution(index.root, python, python_folders, distribution)
+    if installed is None:
+        return ()
+    name, version = installed
+    for f in folders:
+        here = [p for p, m in manifests.items() if m.kind == "python" and m.folder == f]
+        if not here:
+            continue
+        for base in ("pyproject.toml", "requirements.txt"):
+            manifest = f"{f}/{base}" if f else base
+            if index.ws.read(manifest).text is None:
+                continue
+            mlines, _ = session.text_of(manifest)
+            text = mlines.data.decode("utf-8", "replace")
+            if base == "pyproject.toml" and pyproject_dependency_place(text) is None:
+                continue  # a pyproject that declares no dependencies: the requirements file then
+            edit = add_python_dependency(manifest, text, name, version)
+            if edit is None:
+                return ()
+            span, new_text, label = edit
+            return ((f"Add {label} to {manifest}", manifest, span.start, span.end, new_text),)
+        return ()  # the nearest project's manifests (setup.cfg, ...) are not edited
     return ()
 
 
