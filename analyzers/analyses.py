@@ -23,6 +23,7 @@ from functools import cached_property
 from typing import Callable
 
 from .model import FileFacts, Finding
+from .package_entry import Installed, in_node_modules
 from .resolve import Resolver, ResolverConfig
 
 Lookup = Callable[[str], FileFacts | None]
@@ -72,6 +73,7 @@ class Context:
     inputs: AnalysisInput
     lookup: Lookup
     config: ResolverConfig
+    installed: Installed | None = None  # installed packages' files (package_entry.Installed)
     _probed: list[set[str]] = field(default_factory=list)
     _resolver: Resolver | None = None
 
@@ -80,7 +82,8 @@ class Context:
         if self._resolver is None:
             # the resolver asks through an object that does not hold this context: no
             # reference cycle (the index's memory relies on building leaving none)
-            self._resolver = Resolver(self.config, _Exists(self.inputs.files, self.lookup, self._probed))
+            self._resolver = Resolver(self.config, _Exists(self.inputs.files, self.lookup, self._probed,
+                                                           self.installed))
         return self._resolver
 
 
@@ -88,12 +91,15 @@ class _Exists:
     """``exists`` for the resolver: a workspace file that is not a source, or a source with
     facts; each path asked is recorded for the analysis being run (its edges)."""
 
-    __slots__ = ("files", "lookup", "probed")
+    __slots__ = ("files", "lookup", "probed", "installed")
 
-    def __init__(self, files: frozenset[str], lookup: Lookup, probed: list[set[str]]) -> None:
-        self.files, self.lookup, self.probed = files, lookup, probed
+    def __init__(self, files: frozenset[str], lookup: Lookup, probed: list[set[str]],
+                 installed: Installed | None = None) -> None:
+        self.files, self.lookup, self.probed, self.installed = files, lookup, probed, installed
 
     def __call__(self, path: str) -> bool:
+        if self.installed is not None and in_node_modules(path):
+            return self.installed.exists(path)  # not an edge: imports.check_imports says why
         if self.probed:
             self.probed[-1].add(path)
         return path in self.files or self.lookup(path) is not None
@@ -113,7 +119,7 @@ def _imports(facts: FileFacts, ctx: Context) -> tuple[tuple[Finding, ...], froze
     from .imports import Environment, check_imports
 
     env = ctx.inputs.environment if isinstance(ctx.inputs.environment, Environment) else Environment()
-    result = check_imports(facts, ctx.resolver, ctx.lookup, env, files=ctx.inputs.all_files)
+    result = check_imports(facts, ctx.resolver, ctx.lookup, env, files=ctx.inputs.all_files, installed=ctx.installed)
     return result.findings, result.deps
 
 

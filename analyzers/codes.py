@@ -35,3 +35,16 @@ CODES: dict[str, Code] = {
 }
 
 DOCS_URL = "https://github.com/specward/specward/blob/main/docs/diagnostics/{code}.md"
+
+# What the TypeScript compiler calls the same mistakes (the reference test and the benchmarks
+# compare verdicts through this table: docs/imports.md, "Compared with the compilers")
+TSC_EQUIVALENTS: dict[str, str] = {
+    "TS2307": "phantom-import",  # cannot find module
+    "TS2305": "missing-export",  # has no exported member
+    "TS2724": "missing-export",  # has no exported member named ...; did you mean
+    "TS2614": "missing-export",  # has no exported member; did you mean a default import
+    "TS1192": "missing-export",  # has no default export
+    "TS2613": "missing-export",  # has no default export; did you mean a named import
+    "TS2459": "missing-export",  # declares ... locally, but it is not exported
+    "TS2460": "missing-export",  # declares ... locally, but it is exported as ...
+}

@@ -109,8 +109,9 @@ def _linker_version() -> str:
     from .extract import EXTRACTOR_VERSION
 
     here = Path(__file__).parent
-    data = b"".join((here / name).read_bytes() for name in ("http.py", "symbols.py", "callsites.py", "urls.py",
-                                                              "resolve.py", "resolve_setup.py", "resolve_configs.py"))
+    # every module of the core (the linker's and the registered analyses', whose results
+    # are cached with the link results): an upgrade never reuses another version's verdicts
+    data = b"".join(p.name.encode() + p.read_bytes() for p in sorted(here.glob("*.py")))
     return hashlib.blake2b(data + EXTRACTOR_VERSION.encode(), digest_size=8).hexdigest()
 
 

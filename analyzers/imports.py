@@ -26,7 +26,9 @@ from typing import Callable, Collection, Iterable, Mapping
 
 from .codes import CODES
 from .model import Export, FileFacts, Finding, Import, Span
-from .resolve import FILE, INSTALLED, MISSING, Resolution, Resolver
+from .package_entry import NO_SUBPATH, TYPED, Entry, Installed, in_node_modules, installed_entry
+from .resolve import FILE, INSTALLED, MISSING, PACKAGE, Resolution, Resolver
+from .resolve_setup import split_package
 
 # import names whose distribution is named otherwise (configuration may add more:
 # Environment.import_names)
@@ -83,6 +85,9 @@ class Environment:
     - ``declared_modules``: ambient ``declare module 'x'`` names (and wildcards ``*.svg``) of
       every workspace file -> the file that declares it; fill it with
       :func:`with_declared_modules` from the index's facts.
+    - ``node_modules_stamp``: (path, mtime_ns, size) of each ``node_modules`` folder and of
+      the install state npm, pnpm and Yarn write in it: it changes with every install, so
+      verdicts read from installed packages' files are not reused across one.
     """
 
     node_modules: Mapping[str, frozenset[str]] = field(default_factory=dict)
@@ -93,6 +98,7 @@ class Environment:
     import_names: Mapping[str, str] = field(default_factory=dict)
     declared_modules: Mapping[str, str] = field(default_factory=dict)
     python_version: str | None = None
+    node_modules_stamp: tuple[tuple[str, int, int], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -114,10 +120,14 @@ def normalize_distribution(name: str) -> str:
 
 
 def check_imports(facts: FileFacts, resolver: Resolver, lookup: Callable[[str], FileFacts | None],
-                  env: Environment, *, files: Collection[str] = ()) -> ImportCheck:
+                  env: Environment, *, files: Collection[str] = (), installed: Installed | None = None) -> ImportCheck:
     """The import findings of one file. ``files`` (optional) is every workspace file, for the
-    nearest-path quick fix of a phantom import; without it no path is suggested."""
-    return _Checker(facts, resolver, lookup, env, files).run()
+    nearest-path quick fix of a phantom import; without it no path is suggested.
+    ``installed`` (optional) reads installed npm packages: with it, a subpath a package does
+    not have and a name its declaration files do not export are judged too. What is read
+    under ``node_modules`` is not a dependency edge: ``Environment.node_modules_stamp``
+    changes with every install instead."""
+    return _Checker(facts, resolver, lookup, env, files, installed).run()
 
 
 def _folders_up(path: str) -> list[str]:
@@ -144,8 +154,9 @@ def _relative(spec: str) -> bool:
 
 class _Checker:
     def __init__(self, facts: FileFacts, resolver: Resolver, lookup: Callable[[str], FileFacts | None],
-                 env: Environment, files: Collection[str]) -> None:
+                 env: Environment, files: Collection[str], installed: Installed | None = None) -> None:
         self.facts = facts
+        self.installed = installed
         self.path = facts.path
         self.python = facts.language == "python"
         self.resolver = resolver
@@ -159,12 +170,17 @@ class _Checker:
     # ------------------------------------------------------------------ plumbing
     def lookup(self, path: str) -> FileFacts | None:
         if path not in self._facts_memo:
-            self.deps.add(path)
-            self._facts_memo[path] = self._lookup(path)
+            if self.installed is not None and in_node_modules(path):
+                self._facts_memo[path] = self.installed.facts(path)
+            else:
+                self.deps.add(path)
+                self._facts_memo[path] = self._lookup(path)
         return self._facts_memo[path]
 
     def resolve(self, importer: str, spec: str) -> Resolution:
         r = self.resolver.resolve(importer, spec, "python" if importer.endswith((".py", ".pyi")) else None)
+        if self.installed is not None and in_node_modules(importer):
+            return r  # inside an installed package: see check_imports
         self.deps.update(r.probed)
         if r.path:
             self.deps.add(r.path)
@@ -223,16 +239,18 @@ class _Checker:
             self.phantom(imp, spec, r, mspan)
             return
         # PACKAGE
-        if r.provider != INSTALLED or r.doubt or module_judged or imp.guarded:
+        if r.provider != INSTALLED or r.doubt or imp.guarded:
             return
         if self.ambient(spec) or (r.package and self.ambient(r.package)):
             return
-        self.npm_package(imp, r.package or spec, mspan)
+        if (module_judged or self.npm_package(imp, r.package or spec, mspan)) and self.installed is not None:
+            self.installed_module(imp, spec, mspan, module_judged)
 
     def ambient(self, spec: str) -> bool:
         return any(_wildcard(p, spec) for p in self.env.declared_modules)
 
-    def npm_package(self, imp: Import, name: str, mspan: Span) -> None:
+    def npm_package(self, imp: Import, name: str, mspan: Span) -> bool:
+        """Judge the package itself; True when it is installed where this file sees it."""
         types = "@types/" + (name[1:].replace("/", "__") if name.startswith("@") else name)
         up = _folders_up(self.path)
         installed_sets = [self.env.node_modules[f] for f in up if f in self.env.node_modules]
@@ -247,21 +265,82 @@ class _Checker:
                 self.add("phantom-import", imp, mspan,
                          f"cannot find package '{name}': it is not installed ({where}) and not declared "
                          f"in package.json: it may be a hallucinated package name", package=name)
-                return
+                return False
             if installed and not declared and complete:
                 self.add("undeclared-dependency", imp, mspan,
                          f"'{name}' is not declared in {manifests[0].path or 'package.json'}", package=name)
-            return
+            return installed
         if not declared and complete:
             self.add("undeclared-dependency", imp, mspan,
                      f"'{name}' is not declared in {manifests[0].path or 'package.json'} and is not installed "
                      f"(no node_modules): it may be a hallucinated package name", package=name)
+        return False
+
+    def installed_module(self, imp: Import, spec: str, mspan: Span, module_judged: bool) -> None:
+        """An installed package's subpath and names (see :meth:`installed_target`)."""
+        clean = spec.rpartition("!")[2].partition("?")[0]
+        name, sub = split_package(clean)
+        if name is None:
+            return
+        target, code = self.installed_target(self.path, clean)
+        if target is not None:
+            self.js_names(imp, target, shown=f"'{clean}' ({target.partition('#')[0]})")
+        elif code is not None and code.kind == NO_SUBPATH and not module_judged:
+            how = (f"its package.json \"exports\" does not export '{'./' + sub if sub else '.'}'"
+                   if code.why == "exports" else f"it has no file '{sub}'")
+            self.add("phantom-import", imp, mspan,
+                     f"cannot find module '{clean}': package '{name}' is installed, but {how}", package=name)
+
+    def installed_target(self, importer: str, spec: str) -> tuple[str | None, Entry | None]:
+        """(what to read the exports of ``spec`` from, or None: not judged; the nearest
+        installed copy's entry). A declaration file, or ``<file>#<spec>`` when the module is
+        a ``declare module '<spec>'`` block of the package's types (what declaration
+        bundlers emit: one file of blocks, no top-level exports), also for a subpath that
+        no file provides (TypeScript takes the block)."""
+        name, sub = split_package(spec)
+        if name is None:
+            return None, None
+        code, typed = self.installed_entries(importer, name, sub)
+        if typed is None and sub:
+            main = self.installed_entries(importer, name, "")[1]
+            facts = self.lookup(main.path) if main is not None and main.path else None
+            if facts is not None and spec in facts.declared_modules:
+                return f"{main.path}#{spec}", None  # type: ignore[union-attr]
+        if typed is None or typed.path is None:
+            return None, code
+        facts = self.lookup(typed.path)
+        if facts is not None and spec in facts.declared_modules:
+            # the block decides; a file with exports of its own and a block of the same name
+            # merges them (an augmentation): not judged
+            return (f"{typed.path}#{spec}" if not facts.exports else None), code
+        return typed.path, code
+
+    def installed_entries(self, importer: str, name: str, sub: str) -> tuple[Entry | None, Entry | None]:
+        """(the nearest installed copy's entry, the typed entry) of ``name``/``sub`` as seen
+        from ``importer``, as TypeScript finds types: in each ``node_modules`` up the tree,
+        the package's own declarations, then ``@types/``; whether the subpath exists at all
+        is the nearest copy's answer (Node's)."""
+        assert self.installed is not None
+        types = "@types/" + (name[1:].replace("/", "__") if name.startswith("@") else name)
+        code = None
+        for folder in _folders_up(importer):
+            here = self.env.node_modules.get(folder, frozenset())
+            for pkg in (name, types):
+                if pkg not in here:
+                    continue
+                pkgdir = f"{folder}/node_modules/{pkg}" if folder else f"node_modules/{pkg}"
+                entry = installed_entry(pkgdir, sub, self.installed.manifest(pkgdir), self.installed.exists)
+                if pkg == name and code is None:
+                    code = entry
+                if entry.kind == TYPED:
+                    return code, entry
+        return code, None
 
     def manifests_at(self, folder: str, kind: str) -> list[Manifest]:
         return sorted((m for m in self.env.manifests.values() if m.kind == kind and m.folder == folder),
                       key=lambda m: m.path)
 
-    def js_names(self, imp: Import, target: str) -> None:
+    def js_names(self, imp: Import, target: str, shown: str | None = None) -> None:
         name = imp.name
         if name in ("", "*") or (imp.kind == "require" and name == "default") or imp.kind == "dynamic":
             return
@@ -276,7 +355,7 @@ class _Checker:
         names = sorted(n for n in known[1] if n not in ("default", "*", "="))
         if name == "default":
             guess = next((n for n in names if n.lower() == imp.local.lower()), None)
-            msg = f"{target} has no default export"
+            msg = f"{shown or target} has no default export"
             fixes: tuple = ()
             if guess is not None:
                 msg += f" (did you mean '{{ {guess} }}'?)"
@@ -286,7 +365,7 @@ class _Checker:
                     fixes = ((f"Import the named export '{guess}'", self.path, imp.span.start, imp.span.end, new),)
             self.add("missing-export", imp, imp.span, msg, fixes, target=target)
             return
-        self.missing_name(imp, target, names)
+        self.missing_name(imp, target, names, f"'{imp.name}' is not exported by {shown}" if shown else None)
 
     def missing_name(self, imp: Import, target: str, names: list[str], msg: str | None = None) -> None:
         close = difflib.get_close_matches(imp.name, names, n=3, cutoff=0.6)
@@ -327,14 +406,20 @@ class _Checker:
             return False, names  # `export *` does not re-export a default
         for e in stars:
             r = self.resolve(path, e.module)
-            if r.kind != FILE:
+            target = r.path
+            if r.kind == PACKAGE and r.provider == INSTALLED and not r.doubt and self.installed is not None:
+                # `export * from 'kit'`: the installed package's declarations, found from here
+                target = self.installed_target(path, e.module)[0]
+                if target is None:
+                    return None
+            elif r.kind != FILE:
                 if r.kind == MISSING and not r.doubt:
                     continue  # that file's own phantom-import says it
                 return None
-            if r.path in seen:
+            if target is None or target in seen:
                 continue  # a cycle: what it exports is already being collected
-            seen.add(r.path)
-            inner = self.js_exports(r.path, name, seen)
+            seen.add(target)
+            inner = self.js_exports(target, name, seen)
             if inner is None:
                 return None
             if inner[0]:

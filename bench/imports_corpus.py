@@ -53,13 +53,14 @@ import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from specward.analyzers.codes import TSC_EQUIVALENTS
+
 REPO = Path(__file__).resolve().parent.parent
 WORKDIR = REPO / "bench" / ".work" / "imports-corpus"
 PYRIGHT = Path(sys.executable).parent / "pyright"
 WINDOW = 6
 IMPORT_CODES = ("phantom-import", "missing-export", "undeclared-dependency")
-TS_CODES = {"TS2307": "phantom-import", "TS2305": "missing-export", "TS2724": "missing-export",
-            "TS2614": "missing-export", "TS1192": "missing-export", "TS2613": "missing-export",
+TS_CODES = {**TSC_EQUIVALENTS,
             # node16/nodenext: "relative import paths need explicit file extensions" with no file to
             # suggest (TS2835, with a suggestion, names a file that exists and is not mapped)
             "TS2834": "phantom-import"}

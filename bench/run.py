@@ -228,7 +228,7 @@ if len(sys.argv) <= 3:  # the cold child only
     from specward.analyzers.analyses import Context, analyze, thin
     thins = {rel: thin(f) for rel in sorted(idx.digests) if (f := idx.facts.get(rel)) is not None}
     t0 = time.perf_counter()
-    ctx = Context(idx.analysis_input, thins.get, idx.resolver_config)
+    ctx = Context(idx.analysis_input, thins.get, idx.resolver_config, idx.installed)
     for rel, facts in thins.items():
         analyze(facts, ctx)
     out["reanalyze_s"] = time.perf_counter() - t0
@@ -265,8 +265,7 @@ def run_index_child(ws: Path, timeout: float, recheck: tuple[str, Path] | None =
 
 TSC = HERE.parent / "tests" / "imports" / "tools" / "node_modules" / ".bin" / "tsc"
 # tsc's codes for what specward calls phantom-import / missing-export (docs/imports.md)
-TSC_CODES = {"TS2307": "phantom-import", "TS2305": "missing-export", "TS2724": "missing-export",
-             "TS2614": "missing-export", "TS1192": "missing-export", "TS2613": "missing-export"}
+from specward.analyzers.codes import TSC_EQUIVALENTS as TSC_CODES  # noqa: E402
 
 
 def check_import_verdicts(manifest: generate.Manifest, verdicts: list) -> tuple[list, list]:

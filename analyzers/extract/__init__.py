@@ -29,6 +29,10 @@ def extract(path: str, text: str, tree=None) -> FileFacts:
     if lang in ("typescript", "tsx", "javascript"):
         from .ecma import extract_ecma
 
+        if lang == "typescript" and path.endswith((".d.ts", ".d.mts", ".d.cts")):
+            from .declarations import declaration_facts
+
+            return declaration_facts(path, text, tree)
         return extract_ecma(path, text, lang, tree)
     raise ValueError(f"{path}: not a source file specward analyzes")
 

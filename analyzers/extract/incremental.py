@@ -141,7 +141,9 @@ class Change:
 def edited_incrementally(path: str) -> bool:
     """Whether ``extract_edited`` keeps a state for ``path`` (its language re-extracts only
     what an edit touched; the others are extracted in full)."""
-    return language_of(path) in _ECMA
+    # (declaration files in full: their implicit exports depend on every statement,
+    # extract/declarations.py)
+    return language_of(path) in _ECMA and not path.endswith((".d.ts", ".d.mts", ".d.cts"))
 
 
 def extract_edited(path: str, text: str, state: EditState | None, lazy: bool = False

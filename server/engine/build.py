@@ -283,7 +283,8 @@ class BuildSteps:
             linked.add(rel)
         check()
         t = time.perf_counter()
-        ctx = Context(self.analysis_input, lambda r: thins.get(r) or self.facts.live(r), self.resolver_config)
+        ctx = Context(self.analysis_input, lambda r: thins.get(r) or self.facts.live(r), self.resolver_config,
+                      self.installed)
         for rel, thin_facts in thins.items():
             check()
             self._set_analysis(rel, *analyze(thin_facts, ctx))

@@ -39,6 +39,7 @@ from .facts_store import FactsStore
 from .parser_pool import BuildCancelled, ParserPool
 from .build import BuildSteps, _Building, _collector_paused, _NotYetExtracted
 from .inputs import analysis_input, inputs_key, is_input_file
+from .installed import InstalledFiles
 from .updates import CONFIG_FILES, UpdateSteps
 from .workspace import FileText, Workspace, digest_of
 
@@ -68,6 +69,7 @@ class WorkspaceIndex(BuildSteps, UpdateSteps):
         # their edges merged into ``deps``; what reading their inputs found (a ledger line)
         self.analysis_findings: dict[str, tuple[Finding, ...]] = {}
         self.analysis_input = AnalysisInput()
+        self.installed: InstalledFiles | None = None
         self.input_problems: dict[str, tuple[Finding, ...]] = {}
         # the opt-in registry check (server/engine/registry.py; set by the command line or the
         # editor, never by the workspace): its cached answers turn "may be hallucinated"
@@ -209,7 +211,8 @@ class WorkspaceIndex(BuildSteps, UpdateSteps):
         those files share (the same lookup: during a build it waits for files still being
         extracted, which stops analyses and linking alike)."""
         linker = Linker(lookup, self.resolver_config)
-        linker.analysis = Context(self.analysis_input, lookup, self.resolver_config)  # type: ignore[attr-defined]
+        linker.analysis = Context(self.analysis_input, lookup, self.resolver_config,  # type: ignore[attr-defined]
+                                  self.installed)
         return linker
 
     def _link_attempt(self, linker: Linker, rel: str, building: "_Building") -> None:
@@ -444,6 +447,7 @@ class WorkspaceIndex(BuildSteps, UpdateSteps):
         manifests, the fix-history ledgers); the link results' cache key follows them."""
         self.analysis_input, self.input_problems = analysis_input(self.root, self.ws, self.settings, self._sources,
                                                                   self.user_ledger)
+        self.installed = InstalledFiles(self.root, self.settings.max_file_size)  # read afresh with the inputs
         self._links_key = f"{LINKER_VERSION}-{self._resolver_digest}-{inputs_key(self.analysis_input)}"
 
     def reload_inputs(self) -> set[str]:

@@ -27,13 +27,16 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 MANIFEST_NAMES = ("package.json", "pyproject.toml", "setup.cfg", "Pipfile")
+# written by every install: what is installed (and its files) may have changed
+LOCKFILES = ("package-lock.json", "npm-shrinkwrap.json", "pnpm-lock.yaml", "yarn.lock", "bun.lockb", "uv.lock",
+             "poetry.lock", "Pipfile.lock")
 LEDGER_FILES = (".specward/fix-history.jsonl", ".ai-spec-fix-history.json")
 
 
 def is_input_file(rel: str) -> bool:
     """Whether a change of this workspace file may change an ``AnalysisInput``."""
     name = basename(rel)
-    return (rel in LEDGER_FILES or name in MANIFEST_NAMES
+    return (rel in LEDGER_FILES or name in MANIFEST_NAMES or name in LOCKFILES
             or (name.startswith("requirements") and name.endswith((".txt", ".in"))))
 
 

@@ -82,10 +82,12 @@ def read_environment(root: Path, settings_python: str | None = None, *, manifest
             parsed[rel] = m
     folders = {""} | {m.folder for m in parsed.values() if m.kind == "npm"}
     node_modules = {}
+    stamp: list[tuple[str, int, int]] = []
     for folder in sorted(folders):
         nm = root / folder / "node_modules" if folder else root / "node_modules"
         if nm.is_dir():
             node_modules[folder] = _installed_npm(nm)
+            stamp += _stamp(root, nm)
     python_modules = None
     distributions: dict[str, frozenset[str]] = {}
     python_folders = sorted({m.folder for m in parsed.values() if m.kind == "python"}, key=lambda f: (f.count("/"), f))
@@ -95,7 +97,8 @@ def read_environment(root: Path, settings_python: str | None = None, *, manifest
     return Environment(node_modules=node_modules, python_modules=python_modules,
                        stdlib=frozenset(sys.stdlib_module_names), manifests=parsed,
                        python_distributions=distributions, import_names=dict(import_names or {}),
-                       python_version=f"{sys.version_info.major}.{sys.version_info.minor}")
+                       python_version=f"{sys.version_info.major}.{sys.version_info.minor}",
+                       node_modules_stamp=tuple(stamp))
 
 
 # ---------------------------------------------------------------------------- manifests
@@ -210,6 +213,22 @@ def _list(folder: Path) -> list[Path]:
         return []
 
 
+INSTALL_STATE = (".package-lock.json", ".modules.yaml", ".yarn-state.yml", ".yarn-integrity")
+
+
+def _stamp(root: Path, nm: Path) -> list[tuple[str, int, int]]:
+    """What changes when packages are installed in ``nm``: the folder itself (a package
+    added or removed) and the install state the package managers write there."""
+    out = []
+    for p in (nm, *(nm / n for n in INSTALL_STATE)):
+        try:
+            st = p.stat()
+        except OSError:
+            continue
+        out.append((p.relative_to(root).as_posix(), st.st_mtime_ns, st.st_size))
+    return out
+
+
 def _installed_npm(nm: Path) -> frozenset[str]:
     names = set()
     for entry in _list(nm):
@@ -319,3 +338,50 @@ def _editable(finder: Path) -> set[str]:
     if not m:
         return set()
     return {k.partition(".")[0] for k in _KEY.findall(m.group(1))}
+
+
+# ---------------------------------------------------------------------------- versions (quick fixes)
+def installed_distribution(root: Path, settings_python: str | None, folders: list[str],
+                           distribution: str) -> tuple[str, str] | None:
+    """``(name, version)`` of ``distribution`` as installed in the project's Python
+    environment (found as :func:`read_environment` finds it, ``folders``: the Python
+    manifests' folders), for the quick fix that declares it; None when not installed."""
+    site = _site_packages(Path(root), settings_python, folders)
+    return _installed_distribution(site, distribution) if site is not None else None
+
+
+_METADATA_LIMIT = 1 << 20
+
+
+def _installed_distribution(site: Path, distribution: str) -> tuple[str, str] | None:
+    """``(name, version)`` of the distribution installed in ``site`` (site-packages) whose
+    ``*.dist-info`` folder name matches ``distribution`` by PEP 503 normalization, read from
+    its ``METADATA`` headers (``Name:``, ``Version:``); never imported or run. None when it
+    is not there, its metadata cannot be read, or two copies disagree on the version."""
+    want = normalize_distribution(distribution)
+    found: set[tuple[str, str]] = set()
+    try:
+        entries = list(site.iterdir())
+    except OSError:
+        return None
+    for entry in entries:
+        n = entry.name
+        if not n.endswith(".dist-info") or normalize_distribution(n[:-len(".dist-info")].split("-", 1)[0]) != want:
+            continue
+        try:
+            with open(entry / "METADATA", "rb") as fh:
+                raw = fh.read(_METADATA_LIMIT)
+        except OSError:
+            continue
+        headers = raw.decode("utf-8", "replace").replace("\r\n", "\n").split("\n\n", 1)[0]
+        meta = dict(re.findall(r"^(Name|Version):[ \t]*(\S+)[ \t]*$", headers, re.M))
+        version = meta.get("Version")
+        if not version:
+            continue
+        name = meta.get("Name", "")
+        if normalize_distribution(name) != want:
+            name = want
+        found.add((name, version))
+    if len({v for _, v in found}) != 1:
+        return None
+    return sorted(found)[0]

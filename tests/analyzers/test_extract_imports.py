@@ -340,9 +340,32 @@ def test_declare_module_names_and_its_exports_are_not_the_files(path):
             "export const marker = 1;\n")
     facts = extract(path, text)
     assert facts.declared_modules == ("*.vue", "virtual:routes", "@acme/untyped")
-    assert [(e.name, e.local) for e in facts.exports] == [("marker", "marker")]
+    # a declaration file that is a module exports its top-level declarations without
+    # `export` (no export declaration says otherwise: extract/declarations.py); a .ts file does not
+    implicit = [("Internal", "Internal")] if path.endswith(".d.ts") else []
+    assert [(e.name, e.local) for e in facts.exports] == implicit + [("marker", "marker")]
     assert facts.imports == ()
     assert not facts.open_exports
+
+
+def test_implicit_exports_of_declaration_files_and_ambient_module_blocks():
+    from specward.analyzers.extract.declarations import ambient_module
+
+    names = lambda f: [e.name for e in f.exports]  # noqa: E731
+    text = ("import type { Node } from './node';\ndeclare function walk(n: Node): void;\n"
+            "declare const depth: number;\ninterface Visitor { enter(): void }\ntype Kind = 'a' | 'b';\n"
+            "declare namespace ast { function inner(): void }\nexport declare function visit(): void;\n")
+    assert names(extract("types/walk.d.ts", text)) == ["walk", "depth", "Visitor", "Kind", "ast", "visit"]
+    # an export declaration turns the rule off (what `export {};` at the end of emitted files means)
+    assert names(extract("types/walk.d.ts", text + "export {};\n")) == ["visit"]
+    assert names(extract("types/walk.d.ts", text + "export { walk as traverse };\n")) == ["visit", "traverse"]
+    # a declaration file without imports or exports is a global script: no module, no exports
+    assert names(extract("types/globals.d.ts", "declare const VERSION: string;\n")) == []
+    blocks = ("declare module 'ui' {\n  export function mount(): void;\n  function hidden(): void;\n  export {};\n}\n"
+              "declare module 'ui/extra' {\n  const speed: number;\n  function go(): void;\n}\n")
+    assert names(ambient_module("types/index.d.ts", blocks, "ui")) == ["mount"]
+    assert names(ambient_module("types/index.d.ts", blocks, "ui/extra")) == ["speed", "go"]
+    assert ambient_module("types/index.d.ts", blocks, "ui/none") is None
 
 
 def test_declare_module_in_a_component_script():

@@ -6,7 +6,8 @@ real ``extract``, a resolver built from the tree's configuration files, and the 
 ``read_environment`` reads. The sets of (file, line, kind) must be equal, where kind is
 ``phantom-import`` or ``missing-export``:
 
-- tsc: TS2307 -> phantom-import; TS2305, TS2724, TS2614, TS1192, TS2613 -> missing-export;
+- tsc: TS2307 -> phantom-import; TS2305, TS2724, TS2614, TS1192, TS2613, TS2459 (declared
+  but not exported), TS2460 -> missing-export;
 - pyright: reportMissingImports, reportMissingModuleSource -> phantom-import;
   reportAttributeAccessIssue "... is unknown import symbol" -> missing-export.
 
@@ -30,11 +31,14 @@ from pathlib import Path
 
 import pytest
 
+from specward.analyzers.codes import TSC_EQUIVALENTS
 from specward.analyzers.extract import extract
 from specward.analyzers.imports import check_imports, with_declared_modules
 from specward.analyzers.languages import language_of
 from specward.analyzers.lines import LineIndex
 from specward.analyzers.resolve import Resolver, ResolverConfig, is_resolver_config
+from specward.analyzers.package_entry import in_node_modules
+from specward.server.engine.installed import InstalledFiles
 from specward.server.engine.packages import is_manifest, read_environment
 
 HERE = Path(__file__).resolve().parent
@@ -42,8 +46,7 @@ TREES = HERE / "trees"
 TSC = HERE / "tools" / "node_modules" / ".bin" / "tsc"
 REQUIRED = os.environ.get("SPECWARD_REQUIRE_REFERENCE") == "1"
 
-TS_CODES = {"TS2307": "phantom-import", "TS2305": "missing-export", "TS2724": "missing-export",
-            "TS2614": "missing-export", "TS1192": "missing-export", "TS2613": "missing-export"}
+TS_CODES = TSC_EQUIVALENTS
 TSC_LINE = re.compile(r"^(?P<file>[^(]+)\((?P<line>\d+),\d+\): error (?P<code>TS\d+): ")
 
 # (tree, file, line, kind): verdicts where specward and the compiler differ on purpose, with
@@ -59,10 +62,11 @@ DIFFERENCES: dict[tuple[str, str, int, str], str] = {
         "an import inside `try:` ... `except ImportError:` is optional on purpose: a guarded package "
         "import is not judged",
 }
-# Not compared at all: bare packages. The trees have no node_modules, so tsc cannot find
+# Not compared in ts-app: bare packages. That tree has no node_modules, so tsc cannot find
 # any package, while specward judges packages without node_modules against the manifest
 # only (undeclared-dependency, which has no compiler counterpart). `board-theme` and
-# `virtual:icons` are ambient modules for both.
+# `virtual:icons` are ambient modules for both. ts-packages has its node_modules: there
+# packages are compared (TS7016, an untyped package, is not a verdict of either).
 
 
 def _tool(name: str, path: Path | None, install: str) -> str:
@@ -78,18 +82,23 @@ def _tool(name: str, path: Path | None, install: str) -> str:
 
 
 def specward_verdicts(tree: Path) -> set[tuple[str, int, str]]:
-    files = {p.relative_to(tree).as_posix(): p for p in sorted(tree.rglob("*")) if p.is_file()}
+    # node_modules is not a part of the workspace (the walk leaves it out): its files are
+    # read through the engine's InstalledFiles, as the index reads them
+    files = {rel: p for p in sorted(tree.rglob("*"))
+             if p.is_file() and not in_node_modules(rel := p.relative_to(tree).as_posix())}
     texts = {rel: p.read_text("utf-8") for rel, p in files.items()}
     facts = {rel: extract(rel, text) for rel, text in texts.items() if language_of(rel)}
     config = ResolverConfig.build({rel: t for rel, t in texts.items() if is_resolver_config(rel)}, texts.get)
-    resolver = Resolver(config, lambda rel: rel in files)
+    installed = InstalledFiles(tree, 10_000_000)
+    # (as the index's resolver asks: analyzers/analyses.py _Exists)
+    resolver = Resolver(config, lambda rel: installed.exists(rel) if in_node_modules(rel) else rel in files)
     env = read_environment(tree, sys.executable, manifests=[rel for rel in files if is_manifest(rel)],
                            read=texts.get)
     env = with_declared_modules(env, facts.values())
     out = set()
     for rel, f in sorted(facts.items()):
         lines = LineIndex.of_text(texts[rel])
-        for finding in check_imports(f, resolver, facts.get, env, files=list(files)).findings:
+        for finding in check_imports(f, resolver, facts.get, env, files=list(files), installed=installed).findings:
             if finding.code in ("phantom-import", "missing-export"):
                 out.add((rel, lines.position(finding.span.start)[0] + 1, finding.code))
     return out
@@ -149,6 +158,20 @@ def test_typescript_tree_matches_tsc():
     assert {k for _, _, k in compiler} == {"phantom-import", "missing-export"}
     assert len(compiler) >= 9
     compare("ts-app", compiler, specward_verdicts(tree))
+
+
+def test_installed_packages_match_tsc(tmp_path: Path):
+    """Names and subpaths of installed packages: declaration files found through `types`,
+    `typings`, `main`, `exports` conditions and `@types/`, `export *` chains (cycles, and
+    into another package), `export =`, untyped packages. The tree keeps its packages in
+    `_node_modules` (the repository ignores node_modules folders): installed here."""
+    tree = tmp_path / "ts-packages"
+    shutil.copytree(TREES / "ts-packages", tree)
+    (tree / "_node_modules").rename(tree / "node_modules")
+    compiler = tsc_verdicts(tree)
+    assert {k for _, _, k in compiler} == {"phantom-import", "missing-export"}
+    assert len(compiler) >= 12
+    compare("ts-packages", compiler, specward_verdicts(tree))
 
 
 def test_python_tree_matches_pyright():

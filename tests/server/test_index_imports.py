@@ -119,3 +119,58 @@ def test_warming_an_open_documents_dependents_loads_what_its_next_edit_rechecks(
     # the importers, and what their analyses read (util.ts), but not an unrelated file
     assert {f"src/feature{i}.ts" for i in range(3)} | {"src/util.ts"} <= set(idx.facts._lru)
     assert "src/other.ts" not in idx.facts._lru
+
+
+def _package(root: Path, name: str, dts: str, version: str = "1.0.0") -> None:
+    pkg = root / "node_modules" / name
+    pkg.mkdir(parents=True, exist_ok=True)
+    (pkg / "package.json").write_text(f'{{"name": "{name}", "version": "{version}", "types": "index.d.ts"}}')
+    (pkg / "index.d.ts").write_text(dts)
+
+
+def test_names_and_subpaths_of_installed_packages_and_a_reinstall(tmp_path: Path):
+    root = _ws(tmp_path, {
+        "package.json": '{"name": "app", "dependencies": {"charts": "^1.0.0"}}',
+        "src/plot.ts": "import { drawLine, drawPie } from 'charts';\nimport { theme } from 'charts/themes';\n"
+                       "export const plot = [drawLine, drawPie, theme];\n",
+    })
+    _package(root, "charts", "export declare function drawLine(): void;\nexport declare function drawBar(): void;\n")
+    idx = WorkspaceIndex(root)
+    idx.build()
+    got = {(f.code, f.message) for f in idx.findings("src/plot.ts")}
+    assert ("missing-export", "'drawPie' is not exported by 'charts' (node_modules/charts/index.d.ts) "
+                              "(did you mean 'drawLine'?)") in got
+    assert any(c == "phantom-import" and "it has no file 'themes'" in m for c, m in got)
+    # the user types a name the package has: judged at once
+    text = (root / "src/plot.ts").read_text().replace("drawPie", "drawBar")
+    idx.update("src/plot.ts", text)
+    assert [f.code for f in idx.findings("src/plot.ts")] == ["phantom-import"]
+    # a new version is installed (its files change, and npm's install state with them): a warm
+    # start judges against the new declarations, it does not reuse the old verdicts
+    (root / "src/plot.ts").write_text(text)
+    WorkspaceIndex(root).build()  # the cache holds the verdicts of this text
+    _package(root, "charts", "export declare function drawLine(): void;\n", version="2.0.0")
+    (root / "node_modules/charts/themes.d.ts").write_text("export declare const theme: string;\n")
+    (root / "node_modules/.package-lock.json").write_text('{"lockfileVersion": 3}')
+    warm = WorkspaceIndex(root)
+    warm.build()
+    assert [(f.code, f.message) for f in warm.findings("src/plot.ts")] == [
+        ("missing-export", "'drawBar' is not exported by 'charts' (node_modules/charts/index.d.ts)")]
+
+
+def test_a_package_linked_out_of_the_workspace_is_not_read(tmp_path: Path):
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    (tmp_path / "ws").mkdir()
+    (outside / "package.json").write_text('{"name": "linked", "types": "index.d.ts"}')
+    (outside / "index.d.ts").write_text("export declare const only: number;\n")
+    root = _ws(tmp_path / "ws", {
+        "package.json": '{"name": "app", "dependencies": {"linked": "^1.0.0"}}',
+        "src/a.ts": "import { other } from 'linked';\nexport const a = other;\n",
+    })
+    (root / "node_modules").mkdir()
+    (root / "node_modules/linked").symlink_to(outside)
+    idx = WorkspaceIndex(root, use_cache=False)
+    idx.build()
+    assert _codes(idx, "src/a.ts") == []  # not read, so not judged
+    assert idx.installed is not None and not idx.installed.exists("node_modules/linked/index.d.ts")

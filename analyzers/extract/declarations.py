@@ -1,0 +1,97 @@
+"""TypeScript declaration files: the names they export without writing ``export``, and the
+modules their ``declare module 'x' { ... }`` blocks declare.
+
+TypeScript exports every top-level declaration of a declaration file that is a module, and
+of an ambient module block, unless it has an export declaration (``export { ... }``,
+``export * from``, ``export =``, ``export default x``): what declaration emitters mean by
+the ``export {};`` they write last (checked with tsc 5.9: TS2459 only with one). The rules
+are the query ``queries/ecma-declarations.scm``; this module applies them. Pure.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from tree_sitter import Node, QueryCursor
+
+from ..languages import parser, query
+from ..model import Export, FileFacts, Span
+
+DECLARATION_SUFFIXES = (".d.ts", ".d.mts", ".d.cts")
+
+
+def is_declaration_file(path: str) -> bool:
+    return path.endswith(DECLARATION_SUFFIXES)
+
+
+def _top(root: Node):
+    """(captures of one top-level statement) for each statement of ``root``."""
+    q = query("typescript", "ecma-declarations.scm")
+    for stmt in root.named_children:
+        caps: dict[str, list[Node]] = {}
+        for _, got in QueryCursor(q).matches(stmt):
+            for name, nodes in got.items():
+                caps.setdefault(name, []).extend(n for n in nodes if _owned(n, stmt))
+        yield stmt, caps
+
+
+def _owned(node: Node, stmt: Node) -> bool:
+    """Whether ``node`` belongs to ``stmt`` itself, not to a block nested in it."""
+    p = node.parent
+    while p is not None and p != stmt:
+        if p.type in ("statement_block", "class_body", "interface_body", "object_type"):
+            return False
+        p = p.parent
+    return True
+
+
+def with_implicit_exports(facts: FileFacts, root: Node, block: bool = False) -> FileFacts:
+    """``facts`` with the exports TypeScript gives a declaration file's (``block``: an
+    ambient module block's) top-level declarations when no export declaration says
+    otherwise. A declaration file without imports or exports is a global script: it
+    exports nothing, and stays as it is."""
+    names: list[Node] = []
+    module = block
+    for stmt, caps in _top(root):
+        if stmt.type == "export_statement" and "export.clause" in caps:
+            return facts
+        if "module.item" in caps:
+            module = True
+        names.extend(caps.get("declared", ()))
+    if not module:
+        return facts
+    have = {e.name for e in facts.exports}
+    extra = []
+    for n in names:  # (a name two patterns capture is one declaration)
+        name = n.text.decode("utf-8", "replace")
+        if name not in have:
+            have.add(name)
+            extra.append(Export(name, name, Span(n.start_byte, n.end_byte)))
+    if not extra:
+        return facts
+    return replace(facts, exports=tuple(sorted((*facts.exports, *extra), key=lambda e: e.span.start)))
+
+
+def declaration_facts(path: str, text: str, tree=None, block: bool = False) -> FileFacts:
+    """``extract(path, text)`` of a declaration file (``block``: the body of an ambient
+    module block), with the implicit exports."""
+    from .ecma import extract_ecma
+
+    if tree is None:
+        tree = parser("typescript").parse(text.encode("utf-8", "surrogatepass"))
+    return with_implicit_exports(extract_ecma(path, text, "typescript", tree), tree.root_node, block)
+
+
+def ambient_module(path: str, text: str, module: str) -> FileFacts | None:
+    """The facts of the ``declare module '<module>' { ... }`` block of a declaration file,
+    as if its body were a file of its own (the first such block; None when there is none)."""
+    src = text.encode("utf-8", "surrogatepass")
+    tree = parser("typescript").parse(src)
+    for _, caps in _top(tree.root_node):
+        names, bodies = caps.get("module.name", ()), caps.get("module.body", ())
+        if not names or not bodies or names[0].text.decode("utf-8", "replace")[1:-1] != module:
+            continue
+        body = bodies[0]
+        return declaration_facts(path, src[body.start_byte + 1:body.end_byte - 1].decode("utf-8", "replace"),
+                                 block=True)
+    return None

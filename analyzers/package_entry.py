@@ -1,0 +1,156 @@
+"""Which file of an installed npm package an import names, and whether it has types.
+
+Pure: the package's ``package.json`` text in, an :class:`Entry` out; whether a file exists
+is asked through ``exists`` (workspace-relative POSIX paths under a ``node_modules``
+folder), as the module resolver does. Modelled on TypeScript's ``moduleResolution:
+bundler`` for packages (checked with tsc 5.9):
+
+- a package with ``exports``: the subpath must be one it exports (``null`` targets
+  included: not exported); the target's declaration file (``./dist/x.js`` ->
+  ``./dist/x.d.ts``; a ``types`` condition names one directly) gives the names;
+- without ``exports``: the package itself through ``types``/``typings``, then ``main``/
+  ``module`` with the declaration substitution, then ``index.d.ts``; a subpath as a file
+  (any extension Node or TypeScript would try) or a folder (``index.*``, ``package.json``).
+
+An entry is ``TYPED`` only when a declaration file (or TypeScript source) was found: only
+then may names be judged. A package whose files are missing or whose manifest cannot be
+read is ``UNKNOWN`` (trusted): a broken install is not the code's mistake.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Protocol
+
+from .model import FileFacts
+from .resolve_configs import ConfigError, join, parse_jsonc, subpath_targets
+
+TYPED = "typed"  # a declaration file: ``path``; its exports can be judged
+UNTYPED = "untyped"  # the module exists, without types (plain JavaScript, JSON, an asset)
+NO_SUBPATH = "no-subpath"  # the package has no such module: ``why`` says how that is known
+UNKNOWN = "unknown"  # cannot tell (no readable package.json, its targets missing)
+
+
+class Installed(Protocol):
+    """What the import checks may read of installed packages (the engine reads the files:
+    ``server/engine/installed.py``). Paths are workspace-relative, under ``node_modules``."""
+
+    def exists(self, path: str) -> bool: ...
+
+    def manifest(self, pkgdir: str) -> str | None:
+        """The text of ``<pkgdir>/package.json``."""
+
+    def facts(self, path: str) -> FileFacts | None:
+        """The facts of a declaration file (None for any other file); for ``<file>#<module>``,
+        those of its ``declare module '<module>' { ... }`` block."""
+
+
+def in_node_modules(path: str) -> bool:
+    return path.startswith("node_modules/") or "/node_modules/" in path
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    kind: str
+    path: str | None = None
+    why: str = ""  # NO_SUBPATH: "exports" (not in its exports map) or "files" (no such file)
+
+
+_DECLARATION = {".js": ".d.ts", ".jsx": ".d.ts", ".mjs": ".d.mts", ".cjs": ".d.cts"}
+_TYPED_SUFFIXES = (".d.ts", ".d.mts", ".d.cts", ".ts", ".tsx", ".mts", ".cts")
+# what Node (CommonJS) and TypeScript try after a subpath written without its extension
+_SUBPATH_EXTENSIONS = (".d.ts", ".ts", ".tsx", ".js", ".mjs", ".cjs", ".jsx", ".json", ".node", ".d.mts", ".d.cts")
+_FOLDER_FILES = ("index.d.ts", "index.ts", "index.js", "index.mjs", "index.cjs", "index.json", "package.json")
+
+
+def declaration_of(path: str) -> str | None:
+    """The declaration file TypeScript reads for a JavaScript file (``x.js`` -> ``x.d.ts``)."""
+    for js, dts in _DECLARATION.items():
+        if path.endswith(js):
+            return path[: -len(js)] + dts
+    return None
+
+
+def _typed(path: str) -> bool:
+    return path.endswith(_TYPED_SUFFIXES)
+
+
+def installed_entry(pkgdir: str, sub: str, manifest: str | None, exists: Callable[[str], bool]) -> Entry:
+    """The module ``<package>/<sub>`` names, for the package installed at ``pkgdir``
+    (``node_modules/react``), whose ``package.json`` text is ``manifest`` (None: unreadable).
+    ``sub`` is the subpath after the package name (``""`` for the package itself)."""
+    if manifest is None:
+        return Entry(UNKNOWN)
+    try:
+        data = parse_jsonc(manifest)
+    except ConfigError:
+        return Entry(UNKNOWN)
+    if not isinstance(data, dict):
+        return Entry(UNKNOWN)
+    exports = data.get("exports")
+    if exports is not None:
+        return _exported(pkgdir, sub, exports, exists)
+    if not sub:
+        return _main(pkgdir, data, exists)
+    return _subpath(pkgdir, sub, exists)
+
+
+def _candidates(path: str) -> list[str]:
+    """A target and the declaration file TypeScript would read for it, types first."""
+    dts = declaration_of(path)
+    return [dts, path] if dts is not None else [path]
+
+
+def _pick(paths: list[str], exists: Callable[[str], bool]) -> Entry | None:
+    """The first declaration that exists, else the first file that exists (untyped)."""
+    found = [p for p in dict.fromkeys(paths) if exists(p)]
+    typed = next((p for p in found if _typed(p)), None)
+    if typed is not None:
+        return Entry(TYPED, typed)
+    if found:
+        return Entry(UNTYPED, found[0])
+    return None
+
+
+def _exported(pkgdir: str, sub: str, exports: object, exists: Callable[[str], bool]) -> Entry:
+    targets = subpath_targets(exports, "./" + sub if sub else ".")
+    if not targets:
+        return Entry(NO_SUBPATH, why="exports")
+    paths = [p for t in targets if t.startswith("./") and (p := join(pkgdir, t)) is not None
+             and p.startswith(pkgdir + "/")]
+    got = _pick([c for p in paths for c in _candidates(p)], exists)
+    return got if got is not None else Entry(UNKNOWN)
+
+
+def _main(pkgdir: str, data: dict, exists: Callable[[str], bool]) -> Entry:
+    paths: list[str] = []
+    for field in ("types", "typings"):
+        value = data.get(field)
+        if isinstance(value, str) and value:
+            p = join(pkgdir, value)
+            if p is not None:
+                paths += [p, p + ".d.ts", p + "/index.d.ts"] if not _typed(p) else [p]
+    for field in ("main", "module"):
+        value = data.get(field)
+        if isinstance(value, str) and value:
+            p = join(pkgdir, value)
+            if p is not None:
+                paths += _candidates(p) if declaration_of(p) else [p + ".d.ts", p, p + ".js", p + "/index.d.ts",
+                                                                   p + "/index.js"]
+    paths += [f"{pkgdir}/index.d.ts", f"{pkgdir}/index.js"]
+    got = _pick(paths, exists)
+    return got if got is not None else Entry(UNKNOWN)
+
+
+def _subpath(pkgdir: str, sub: str, exists: Callable[[str], bool]) -> Entry:
+    base = join(pkgdir, sub.rstrip("/"))
+    if base is None or not base.startswith(pkgdir + "/"):
+        return Entry(UNKNOWN)
+    paths = ([] if sub.endswith("/") else [*_candidates(base), *(base + e for e in _SUBPATH_EXTENSIONS)])
+    paths += [f"{base}/{name}" for name in _FOLDER_FILES]
+    got = _pick(paths, exists)
+    if got is None:
+        return Entry(NO_SUBPATH, why="files")
+    if got.path is not None and got.path.endswith("/package.json"):
+        return Entry(UNKNOWN)  # a nested package: its own fields decide, not read here
+    return got

@@ -1,0 +1,98 @@
+"""``InstalledFiles``: what the import checks read of installed npm packages, for
+``analyzers.package_entry``: whether a file under a ``node_modules`` folder exists, a
+package's ``package.json`` text, and the facts of its declaration files (``.d.ts``,
+extracted by the same extractor as workspace files).
+
+Everything is read lazily, once per environment (the index makes a new one whenever it
+reads the environment again: a manifest or a lockfile changed), through the same guarded
+reader as workspace files: never through a link out of the workspace, never a file over the
+size limit, never anything but a regular file. A package's files are only read, never run.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import stat
+import threading
+from collections import OrderedDict
+from pathlib import Path
+
+from specward.analyzers.extract.declarations import ambient_module
+from specward.analyzers.model import FileFacts
+from specward.analyzers.package_entry import in_node_modules
+
+from .parsing import extract_safely
+from .reading import read_file, real_root, is_within
+
+log = logging.getLogger(__name__)
+
+DECLARATIONS = (".d.ts", ".d.mts", ".d.cts", ".ts", ".tsx", ".mts", ".cts")
+FACTS_KEPT = 4096  # declaration files whose facts stay in memory (a package's are read again after)
+
+
+class InstalledFiles:
+    def __init__(self, root: Path | str, max_file_size: int) -> None:
+        self.root = str(root)
+        self.limit = max_file_size
+        self._top = real_root(self.root)
+        self._exists: dict[str, bool] = {}
+        self._manifests: dict[str, str | None] = {}
+        self._facts: OrderedDict[str, FileFacts | None] = OrderedDict()
+        self._lock = threading.Lock()  # the cold build's analyses and an LSP request may both ask
+        self.read_files = 0
+
+    def exists(self, path: str) -> bool:
+        hit = self._exists.get(path)
+        if hit is None:
+            hit = self._exists[path] = in_node_modules(path) and self._is_file(path)
+        return hit
+
+    def _is_file(self, path: str) -> bool:
+        full = os.path.join(self.root, path)
+        try:
+            st = os.stat(full)
+        except (OSError, ValueError):
+            return False
+        # (a link out of the workspace is not one of its files: a hostile repository's
+        # node_modules could point anywhere)
+        return stat.S_ISREG(st.st_mode) and is_within(os.path.realpath(full), self._top)
+
+    def manifest(self, pkgdir: str) -> str | None:
+        if pkgdir in self._manifests:
+            return self._manifests[pkgdir]
+        path = f"{pkgdir}/package.json"
+        text = self._read(path) if self.exists(path) else None
+        self._manifests[pkgdir] = text
+        return text
+
+    def facts(self, path: str) -> FileFacts | None:
+        """The facts of a declaration file; ``<file>#<module>``: of its ``declare module
+        '<module>'`` block (``package_entry.Installed``)."""
+        with self._lock:
+            if path in self._facts:
+                self._facts.move_to_end(path)
+                return self._facts[path]
+        facts = None
+        real, _, module = path.partition("#")
+        if real.endswith(DECLARATIONS) and self.exists(real):
+            text = self._read(real)
+            if text is not None and module:
+                try:
+                    facts = ambient_module(real, text, module)
+                except Exception:  # noqa: BLE001 - the block is trusted, as an unreadable file is
+                    log.exception("reading the ambient module %s of %s failed", module, real)
+            elif text is not None:
+                facts = extract_safely(real, text)
+        with self._lock:
+            self._facts[path] = facts
+            while len(self._facts) > FACTS_KEPT:
+                self._facts.popitem(last=False)
+        return facts
+
+    def _read(self, path: str) -> str | None:
+        ft = read_file(self.root, path, self.limit)
+        self.read_files += 1
+        if ft.text is None:
+            log.info("installed package file %s not read: %s", path, ft.reason)
+        return ft.text

@@ -1,0 +1,68 @@
+"""Which file of an installed package an import names (analyzers/package_entry.py)."""
+
+from __future__ import annotations
+
+import json
+
+from specward.analyzers.package_entry import (NO_SUBPATH, TYPED, UNKNOWN, UNTYPED, Entry, declaration_of,
+                                              installed_entry)
+
+PKG = "node_modules/lib"
+
+
+def entry(manifest: dict | str | None, files: set[str], sub: str = ""):
+    text = manifest if isinstance(manifest, str) or manifest is None else json.dumps(manifest)
+    return installed_entry(PKG, sub, text, lambda p: p in files)
+
+
+def test_types_field_then_main_substitution_then_index():
+    assert entry({"types": "dist/types.d.ts"}, {f"{PKG}/dist/types.d.ts"}) == Entry(TYPED, f"{PKG}/dist/types.d.ts", "")
+    assert entry({"typings": "./out/index"}, {f"{PKG}/out/index.d.ts"}).path == f"{PKG}/out/index.d.ts"
+    # main: lib/main.js -> lib/main.d.ts, as TypeScript reads it
+    assert entry({"main": "lib/main.js"}, {f"{PKG}/lib/main.js", f"{PKG}/lib/main.d.ts"}).kind == TYPED
+    assert entry({"main": "lib/main.js"}, {f"{PKG}/lib/main.js"}) == Entry(UNTYPED, f"{PKG}/lib/main.js", "")
+    assert entry({}, {f"{PKG}/index.d.ts"}).path == f"{PKG}/index.d.ts"
+    assert entry({}, set()).kind == UNKNOWN  # files missing: a broken install is trusted
+
+
+def test_exports_conditions_patterns_and_null():
+    manifest = {"exports": {
+        ".": {"import": {"types": "./esm/index.d.mts", "default": "./esm/index.mjs"}, "require": "./cjs/index.cjs"},
+        "./feature/*": "./dist/feature/*.js",
+        "./private/*": None,
+    }}
+    files = {f"{PKG}/esm/index.d.mts", f"{PKG}/esm/index.mjs", f"{PKG}/dist/feature/a.js", f"{PKG}/dist/feature/a.d.ts",
+             f"{PKG}/dist/private/x.d.ts", f"{PKG}/dist/other.d.ts"}
+    assert entry(manifest, files).path == f"{PKG}/esm/index.d.mts"
+    assert entry(manifest, files, "feature/a").path == f"{PKG}/dist/feature/a.d.ts"
+    assert entry(manifest, files, "private/x") == Entry(NO_SUBPATH, None, "exports")  # null: not exported
+    assert entry(manifest, files, "dist/other").why == "exports"  # a file that exists, not exported
+    assert entry(manifest, files, "feature/missing").kind == UNKNOWN  # exported, but its file is not there
+    assert entry({"exports": "./main.js"}, {f"{PKG}/main.js"}, "sub").kind == NO_SUBPATH
+
+
+def test_subpaths_without_exports():
+    files = {f"{PKG}/fp.js", f"{PKG}/fp.d.ts", f"{PKG}/locale/index.js", f"{PKG}/data.json", f"{PKG}/styles.css",
+             f"{PKG}/nested/package.json"}
+    assert entry({}, files, "fp").path == f"{PKG}/fp.d.ts"
+    assert entry({}, files, "fp.js").path == f"{PKG}/fp.d.ts"
+    assert entry({}, files, "locale") == Entry(UNTYPED, f"{PKG}/locale/index.js", "")
+    assert entry({}, files, "data.json").kind == UNTYPED
+    assert entry({}, files, "data").kind == UNTYPED
+    assert entry({}, files, "styles.css").kind == UNTYPED
+    assert entry({}, files, "nested").kind == UNKNOWN  # its own package.json decides
+    assert entry({}, files, "missing") == Entry(NO_SUBPATH, None, "files")
+    assert entry({}, files, "../escape").kind == UNKNOWN
+
+
+def test_an_unreadable_manifest_is_trusted():
+    assert entry(None, {f"{PKG}/index.d.ts"}).kind == UNKNOWN
+    assert entry("{ not json", {f"{PKG}/index.d.ts"}).kind == UNKNOWN
+    assert entry("[1, 2]", {f"{PKG}/index.d.ts"}).kind == UNKNOWN
+
+
+def test_declaration_of():
+    assert declaration_of("a/b.js") == "a/b.d.ts"
+    assert declaration_of("a/b.mjs") == "a/b.d.mts"
+    assert declaration_of("a/b.cjs") == "a/b.d.cts"
+    assert declaration_of("a/b.ts") is None
