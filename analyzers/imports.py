@@ -311,8 +311,8 @@ class _Checker:
         facts = self.lookup(typed.path)
         if facts is not None and spec in facts.declared_modules:
             # the block decides; a file with exports of its own and a block of the same name
-            # merges them (an augmentation): not judged
-            return (f"{typed.path}#{spec}" if not facts.exports else None), code
+            # (an augmentation of itself) exports both
+            return f"{typed.path}#{'+' if facts.exports else ''}{spec}", code
         return typed.path, code
 
     def installed_entries(self, importer: str, name: str, sub: str) -> tuple[Entry | None, Entry | None]:
@@ -590,7 +590,45 @@ class _Checker:
         start, end = span.start, span.end
         if end - start == len(imp.module.encode()) + 2:  # the string literal, quotes included
             start, end = start + 1, end - 1
-        return ((f"Change to '{new}'", self.path, start, end, new),)
+        fixes = [(f"Change to '{new}'", self.path, start, end, new)]
+        if not self.python and _relative(imp.module):
+            alias = self.alias_form(new)
+            if alias is not None:
+                fixes.append((f"Change to '{alias}' (the project's alias)", self.path, start, end, alias))
+        return tuple(fixes)
+
+    def alias_form(self, spec: str) -> str | None:
+        """The file ``spec`` names, written through the tsconfig ``paths`` alias that covers
+        it in this file's configuration (``../../utils/timing`` -> ``@/utils/timing``), when
+        that alias names the same file again; None when no alias covers it."""
+        r = self.resolver.resolve(self.path, spec)
+        if r.kind != FILE or r.path is None:
+            return None
+        ts = self.resolver.config.context(self.path.rpartition("/")[0]).ts
+        if ts is None:
+            return None
+        # the extension as ``spec`` writes it (none, or ``.js`` for a ``.ts`` file, ``.vue``)
+        last = spec.rpartition("/")[2]
+        written = next((e for e in (".js", ".ts", ".jsx", ".tsx", ".mjs", ".cjs", ".vue", ".svelte")
+                        if last.endswith(e)), "")
+        stem = r.path
+        for e in sorted(_SOURCE, key=len, reverse=True):
+            if stem.endswith(e):
+                stem = stem[: -len(e)]
+                break
+        if not written and stem.endswith("/index") and not last.startswith("index"):
+            stem = stem[: -len("/index")]
+        stem += written
+        for _pattern, prefix, suffix, targets in ts.stars:
+            for t in targets:
+                head, star, tail = t.partition("*")
+                if not star or not stem.startswith(head) or not stem.endswith(tail) or len(stem) < len(head) + len(tail):
+                    continue
+                alias = prefix + stem[len(head):len(stem) - len(tail)] + suffix
+                back = self.resolver.resolve(self.path, alias)
+                if back.kind == FILE and back.path == r.path:
+                    return alias
+        return None
 
 
 _FOLDERS_MEMO: list[tuple[Collection[str], frozenset[str]]] = []

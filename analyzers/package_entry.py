@@ -42,7 +42,8 @@ class Installed(Protocol):
 
     def facts(self, path: str) -> FileFacts | None:
         """The facts of a declaration file (None for any other file); for ``<file>#<module>``,
-        those of its ``declare module '<module>' { ... }`` block."""
+        those of its ``declare module '<module>' { ... }`` block; for ``<file>#+<module>``,
+        the file's with the block's exports added (a module that augments itself)."""
 
 
 def in_node_modules(path: str) -> bool:

@@ -31,7 +31,9 @@ def _top(root: Node):
         caps: dict[str, list[Node]] = {}
         for _, got in QueryCursor(q).matches(stmt):
             for name, nodes in got.items():
-                caps.setdefault(name, []).extend(n for n in nodes if _owned(n, stmt))
+                mine = [n for n in nodes if _owned(n, stmt)]
+                if mine:  # (a key only for what this statement itself has)
+                    caps.setdefault(name, []).extend(mine)
         yield stmt, caps
 
 

@@ -16,6 +16,7 @@ import os
 import stat
 import threading
 from collections import OrderedDict
+from dataclasses import replace
 from pathlib import Path
 
 from specward.analyzers.extract.declarations import ambient_module
@@ -79,7 +80,10 @@ class InstalledFiles:
             text = self._read(real)
             if text is not None and module:
                 try:
-                    facts = ambient_module(real, text, module)
+                    facts = ambient_module(real, text, module.removeprefix("+"))
+                    if facts is not None and module.startswith("+"):
+                        whole = self.facts(real)
+                        facts = None if whole is None else replace(whole, exports=(*whole.exports, *facts.exports))
                 except Exception:  # noqa: BLE001 - the block is trusted, as an unreadable file is
                     log.exception("reading the ambient module %s of %s failed", module, real)
             elif text is not None:

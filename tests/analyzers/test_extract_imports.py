@@ -366,6 +366,8 @@ def test_implicit_exports_of_declaration_files_and_ambient_module_blocks():
     assert names(ambient_module("types/index.d.ts", blocks, "ui")) == ["mount"]
     assert names(ambient_module("types/index.d.ts", blocks, "ui/extra")) == ["speed", "go"]
     assert ambient_module("types/index.d.ts", blocks, "ui/none") is None
+    # a file of blocks only (and global declarations beside them) is no module of its own
+    assert names(extract("types/index.d.ts", blocks + "declare function $rune(): void;\n")) == []
 
 
 def test_declare_module_in_a_component_script():

@@ -113,10 +113,37 @@ def test_the_nearest_existing_module_is_offered_as_a_fix():
     tree = Tree(TS_APP)
     text = tree.files["src/views/list.ts"]
     (finding,) = [f for f in tree.check("src/views/list.ts", spans=True).findings if "formatDay" in f.message]
-    (fix,) = dict(finding.data)["fixes"]
+    fix, alias = dict(finding.data)["fixes"]
     title, file, start, end, new = fix
     assert (title, file, new) == ("Change to '../utils/formatDate'", "src/views/list.ts", "../utils/formatDate")
     assert text.encode()[start:end] == b"../utils/formatDay"  # inside the quotes
+    # and the same file through the alias the project's tsconfig has for it
+    assert alias == ("Change to '@/utils/formatDate' (the project's alias)", file, start, end, "@/utils/formatDate")
+
+
+def test_the_alias_form_keeps_the_written_extension_and_needs_an_alias():
+    tree = Tree("""
+    //- tsconfig.json
+    {"compilerOptions": {"paths": {"~lib/*": ["./packages/lib/src/*"]}}}
+    //- packages/lib/src/money/index.ts
+    export const cents = (n: number) => n * 100;
+    //- packages/lib/src/money/round.ts
+    export const round = Math.round;
+    //- packages/app/src/cart.ts
+    import { cents } from '../../lib/src/mony';
+    import { round } from '../../lib/src/money/rund.js';
+    """)
+    fixes = [[(title, new) for title, _, _, _, new in dict(f.data)["fixes"]]
+             for f in tree.check("packages/app/src/cart.ts", spans=True).findings]
+    assert fixes == [
+        [("Change to '../../lib/src/money'", "../../lib/src/money"),
+         ("Change to '~lib/money' (the project's alias)", "~lib/money")],
+        [("Change to '../../lib/src/money/round.js'", "../../lib/src/money/round.js"),
+         ("Change to '~lib/money/round.js' (the project's alias)", "~lib/money/round.js")],
+    ]
+    plain = Tree(TS_APP.replace('"paths": {"@/*": ["src/*"]}', '"paths": {}'))
+    (finding,) = [f for f in plain.check("src/views/list.ts", spans=True).findings if "formatDay" in f.message]
+    assert [t for t, *_ in dict(finding.data)["fixes"]] == ["Change to '../utils/formatDate'"]
 
 
 def test_unreadable_configuration_means_no_verdict():
