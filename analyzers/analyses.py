@@ -23,7 +23,7 @@ from functools import cached_property
 from typing import Callable
 
 from .model import FileFacts, Finding
-from .package_entry import Installed, in_node_modules
+from .package_entry import Installed, in_installed
 from .resolve import Resolver, ResolverConfig
 
 Lookup = Callable[[str], FileFacts | None]
@@ -98,7 +98,7 @@ class _Exists:
         self.files, self.lookup, self.probed, self.installed = files, lookup, probed, installed
 
     def __call__(self, path: str) -> bool:
-        if self.installed is not None and in_node_modules(path):
+        if self.installed is not None and in_installed(path):
             return self.installed.exists(path)  # not an edge: imports.check_imports says why
         if self.probed:
             self.probed[-1].add(path)

@@ -26,7 +26,7 @@ from typing import Callable, Collection, Iterable, Mapping
 
 from .codes import CODES
 from .model import Export, FileFacts, Finding, Import, Span
-from .package_entry import NO_SUBPATH, TYPED, Entry, Installed, in_node_modules, installed_entry
+from .package_entry import NO_SUBPATH, SITE, TYPED, Entry, Installed, in_installed, installed_entry
 from .resolve import FILE, INSTALLED, MISSING, PACKAGE, Resolution, Resolver
 from .resolve_setup import split_package
 
@@ -88,6 +88,8 @@ class Environment:
     - ``node_modules_stamp``: (path, mtime_ns, size) of each ``node_modules`` folder and of
       the install state npm, pnpm and Yarn write in it: it changes with every install, so
       verdicts read from installed packages' files are not reused across one.
+    - ``python_site``: the site-packages folder of the project's Python environment (an
+      absolute path; where ``site:`` paths of an ``Installed`` reader point), None without one.
     """
 
     node_modules: Mapping[str, frozenset[str]] = field(default_factory=dict)
@@ -99,6 +101,7 @@ class Environment:
     declared_modules: Mapping[str, str] = field(default_factory=dict)
     python_version: str | None = None
     node_modules_stamp: tuple[tuple[str, int, int], ...] = ()
+    python_site: str | None = None
 
 
 @dataclass(frozen=True)
@@ -170,7 +173,7 @@ class _Checker:
     # ------------------------------------------------------------------ plumbing
     def lookup(self, path: str) -> FileFacts | None:
         if path not in self._facts_memo:
-            if self.installed is not None and in_node_modules(path):
+            if self.installed is not None and in_installed(path):
                 self._facts_memo[path] = self.installed.facts(path)
             else:
                 self.deps.add(path)
@@ -179,7 +182,7 @@ class _Checker:
 
     def resolve(self, importer: str, spec: str) -> Resolution:
         r = self.resolver.resolve(importer, spec, "python" if importer.endswith((".py", ".pyi")) else None)
-        if self.installed is not None and in_node_modules(importer):
+        if self.installed is not None and in_installed(importer):
             return r  # inside an installed package: see check_imports
         self.deps.update(r.probed)
         if r.path:
@@ -454,9 +457,11 @@ class _Checker:
                 return
             self.phantom(imp, module, r, mspan)
             return
-        if module_judged:
-            return
         top = module.partition(".")[0]
+        if module_judged:
+            if named and self.py_installed(top):
+                self.py_installed_name(imp, module)
+            return
         namespace = self.namespace_package(top)
         if namespace and "." not in module:
             return  # a folder of modules without __init__.py
@@ -469,6 +474,50 @@ class _Checker:
         if top in self.env.stdlib or top == "__future__" or imp.guarded:
             return
         self.py_package(imp, top, mspan)
+        if named and self.py_installed(top):
+            self.py_installed_name(imp, module)
+
+    def py_installed(self, top: str) -> bool:
+        """Whether ``top`` is judged as installed in the project's environment for this file
+        (as :meth:`py_package` decides), and its files can be read."""
+        env = self.env
+        return (self.installed is not None and env.python_modules is not None and top in env.python_modules
+                and top not in env.stdlib and any(self.manifests_at(f, "python") for f in _folders_up(self.path)))
+
+    def site_module(self, module: str) -> str | None:
+        """The source (or stub standing alone) of an installed module, as a ``site:`` path;
+        None when it has none (a compiled module, a namespace package, not there)."""
+        assert self.installed is not None
+        base = SITE + module.replace(".", "/")
+        for cand in (f"{base}.py", f"{base}/__init__.py", f"{base}.pyi", f"{base}/__init__.pyi"):
+            if self.installed.exists(cand):
+                return cand
+        return None
+
+    def py_installed_name(self, imp: Import, module: str) -> None:
+        """``from pkg.mod import name`` with ``pkg`` installed: the name must be one the
+        module binds (as for a workspace module: :meth:`py_names`), be declared by a stub
+        beside it, or be a submodule of the package (any file or folder of that name,
+        compiled ones included)."""
+        assert self.installed is not None
+        target = self.site_module(module)
+        if target is None:
+            return
+        names = self.py_names(target, {target}, public=False)
+        if names is None or imp.name in names:
+            return
+        if target.endswith(".py") and self.installed.exists(target + "i"):
+            stub = self.py_names(target + "i", {target + "i"}, public=False)
+            if stub is None or imp.name in stub:
+                return
+            names |= stub
+        package = target.endswith(("/__init__.py", "/__init__.pyi"))
+        if package and any(e.partition(".")[0] == imp.name for e in self.installed.listing(target.rpartition("/")[0])):
+            return
+        shown = target[len(SITE):]
+        close = sorted(n for n in names if not n.startswith("__"))
+        self.missing_name(imp, target, close, f"'{imp.name}' is not defined in '{module}' ({shown} in the "
+                                               f"project's Python environment)")
 
     def namespace_package(self, top: str) -> bool:
         """Whether ``top`` is a workspace folder holding Python files without being a

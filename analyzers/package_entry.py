@@ -33,9 +33,13 @@ UNKNOWN = "unknown"  # cannot tell (no readable package.json, its targets missin
 
 class Installed(Protocol):
     """What the import checks may read of installed packages (the engine reads the files:
-    ``server/engine/installed.py``). Paths are workspace-relative, under ``node_modules``."""
+    ``server/engine/installed.py``). Paths are workspace-relative, under ``node_modules``,
+    or ``site:`` + a path in the Python environment's site-packages."""
 
     def exists(self, path: str) -> bool: ...
+
+    def listing(self, folder: str) -> frozenset[str]:
+        """The entry names of a ``site:`` folder (compiled modules have no one name to probe)."""
 
     def manifest(self, pkgdir: str) -> str | None:
         """The text of ``<pkgdir>/package.json``."""
@@ -48,6 +52,15 @@ class Installed(Protocol):
 
 def in_node_modules(path: str) -> bool:
     return path.startswith("node_modules/") or "/node_modules/" in path
+
+
+SITE = "site:"  # the prefix of a path in the project's Python environment (``site:werkzeug/serving.py``)
+
+
+def in_installed(path: str) -> bool:
+    """A path an :class:`Installed` reader answers for: under a ``node_modules`` folder, or
+    in the Python environment's site-packages (``site:`` paths)."""
+    return path.startswith(SITE) or in_node_modules(path)
 
 
 @dataclass(frozen=True, slots=True)

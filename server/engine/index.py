@@ -447,7 +447,8 @@ class WorkspaceIndex(BuildSteps, UpdateSteps):
         manifests, the fix-history ledgers); the link results' cache key follows them."""
         self.analysis_input, self.input_problems = analysis_input(self.root, self.ws, self.settings, self._sources,
                                                                   self.user_ledger)
-        self.installed = InstalledFiles(self.root, self.settings.max_file_size)  # read afresh with the inputs
+        self.installed = InstalledFiles(self.root, self.settings.max_file_size,  # read afresh with the inputs
+                                        getattr(self.analysis_input.environment, "python_site", None))
         self._links_key = f"{LINKER_VERSION}-{self._resolver_digest}-{inputs_key(self.analysis_input)}"
 
     def reload_inputs(self) -> set[str]:

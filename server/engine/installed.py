@@ -1,7 +1,9 @@
-"""``InstalledFiles``: what the import checks read of installed npm packages, for
+"""``InstalledFiles``: what the import checks read of installed packages, for
 ``analyzers.package_entry``: whether a file under a ``node_modules`` folder exists, a
 package's ``package.json`` text, and the facts of its declaration files (``.d.ts``,
-extracted by the same extractor as workspace files).
+extracted by the same extractor as workspace files); and the same of the modules in the
+project's Python environment (``site:`` paths: its site-packages, which may lie outside
+the workspace, as a linked ``.venv`` does: only ``.py``/``.pyi`` files are read there).
 
 Everything is read lazily, once per environment (the index makes a new one whenever it
 reads the environment again: a manifest or a lockfile changed), through the same guarded
@@ -21,7 +23,7 @@ from pathlib import Path
 
 from specward.analyzers.extract.declarations import ambient_module
 from specward.analyzers.model import FileFacts
-from specward.analyzers.package_entry import in_node_modules
+from specward.analyzers.package_entry import SITE, in_node_modules
 
 from .parsing import extract_safely
 from .reading import read_file, real_root, is_within
@@ -33,10 +35,12 @@ FACTS_KEPT = 4096  # declaration files whose facts stay in memory (a package's a
 
 
 class InstalledFiles:
-    def __init__(self, root: Path | str, max_file_size: int) -> None:
+    def __init__(self, root: Path | str, max_file_size: int, site: str | None = None) -> None:
         self.root = str(root)
         self.limit = max_file_size
+        self.site = site
         self._top = real_root(self.root)
+        self._listings: dict[str, frozenset[str]] = {}
         self._exists: dict[str, bool] = {}
         self._manifests: dict[str, str | None] = {}
         self._facts: OrderedDict[str, FileFacts | None] = OrderedDict()
@@ -46,7 +50,26 @@ class InstalledFiles:
     def exists(self, path: str) -> bool:
         hit = self._exists.get(path)
         if hit is None:
-            hit = self._exists[path] = in_node_modules(path) and self._is_file(path)
+            if path.startswith(SITE):
+                rel = path[len(SITE):]
+                hit = (self.site is not None and rel.endswith((".py", ".pyi")) and ".." not in rel.split("/")
+                       and os.path.isfile(os.path.join(self.site, rel)))
+            else:
+                hit = in_node_modules(path) and self._is_file(path)
+            self._exists[path] = hit
+        return hit
+
+    def listing(self, folder: str) -> frozenset[str]:
+        hit = self._listings.get(folder)
+        if hit is None:
+            hit = frozenset()
+            rel = folder[len(SITE):] if folder.startswith(SITE) else None
+            if self.site is not None and rel is not None and ".." not in rel.split("/"):
+                try:
+                    hit = frozenset(os.listdir(os.path.join(self.site, rel)))
+                except OSError:
+                    pass
+            self._listings[folder] = hit
         return hit
 
     def _is_file(self, path: str) -> bool:
@@ -76,7 +99,10 @@ class InstalledFiles:
                 return self._facts[path]
         facts = None
         real, _, module = path.partition("#")
-        if real.endswith(DECLARATIONS) and self.exists(real):
+        if path.startswith(SITE):
+            text = self._read(path) if self.exists(path) else None
+            facts = extract_safely(path, text) if text is not None else None
+        elif real.endswith(DECLARATIONS) and self.exists(real):
             text = self._read(real)
             if text is not None and module:
                 try:
@@ -95,7 +121,11 @@ class InstalledFiles:
         return facts
 
     def _read(self, path: str) -> str | None:
-        ft = read_file(self.root, path, self.limit)
+        if path.startswith(SITE):  # the project's own environment, wherever it lives
+            assert self.site is not None
+            ft = read_file(self.site, path[len(SITE):], self.limit, outside_ok=True)
+        else:
+            ft = read_file(self.root, path, self.limit)
         self.read_files += 1
         if ft.text is None:
             log.info("installed package file %s not read: %s", path, ft.reason)

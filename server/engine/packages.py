@@ -94,11 +94,12 @@ def read_environment(root: Path, settings_python: str | None = None, *, manifest
     site = _site_packages(root, settings_python, python_folders)
     if site:
         python_modules, distributions = _installed_python(site)
+        stamp += _stamp(site.parent, site, ())  # (an install changes its folder's time)
     return Environment(node_modules=node_modules, python_modules=python_modules,
                        stdlib=frozenset(sys.stdlib_module_names), manifests=parsed,
                        python_distributions=distributions, import_names=dict(import_names or {}),
                        python_version=f"{sys.version_info.major}.{sys.version_info.minor}",
-                       node_modules_stamp=tuple(stamp))
+                       node_modules_stamp=tuple(stamp), python_site=str(site) if site else None)
 
 
 # ---------------------------------------------------------------------------- manifests
@@ -216,11 +217,11 @@ def _list(folder: Path) -> list[Path]:
 INSTALL_STATE = (".package-lock.json", ".modules.yaml", ".yarn-state.yml", ".yarn-integrity")
 
 
-def _stamp(root: Path, nm: Path) -> list[tuple[str, int, int]]:
+def _stamp(root: Path, nm: Path, state: tuple[str, ...] = INSTALL_STATE) -> list[tuple[str, int, int]]:
     """What changes when packages are installed in ``nm``: the folder itself (a package
     added or removed) and the install state the package managers write there."""
     out = []
-    for p in (nm, *(nm / n for n in INSTALL_STATE)):
+    for p in (nm, *(nm / n for n in state)):
         try:
             st = p.stat()
         except OSError:

@@ -37,7 +37,7 @@ from specward.analyzers.imports import check_imports, with_declared_modules
 from specward.analyzers.languages import language_of
 from specward.analyzers.lines import LineIndex
 from specward.analyzers.resolve import Resolver, ResolverConfig, is_resolver_config
-from specward.analyzers.package_entry import in_node_modules
+from specward.analyzers.package_entry import in_installed, in_node_modules
 from specward.server.engine.installed import InstalledFiles
 from specward.server.engine.packages import is_manifest, read_environment
 
@@ -89,12 +89,12 @@ def specward_verdicts(tree: Path) -> set[tuple[str, int, str]]:
     texts = {rel: p.read_text("utf-8") for rel, p in files.items()}
     facts = {rel: extract(rel, text) for rel, text in texts.items() if language_of(rel)}
     config = ResolverConfig.build({rel: t for rel, t in texts.items() if is_resolver_config(rel)}, texts.get)
-    installed = InstalledFiles(tree, 10_000_000)
-    # (as the index's resolver asks: analyzers/analyses.py _Exists)
-    resolver = Resolver(config, lambda rel: installed.exists(rel) if in_node_modules(rel) else rel in files)
     env = read_environment(tree, sys.executable, manifests=[rel for rel in files if is_manifest(rel)],
                            read=texts.get)
     env = with_declared_modules(env, facts.values())
+    installed = InstalledFiles(tree, 10_000_000, env.python_site)
+    # (as the index's resolver asks: analyzers/analyses.py _Exists)
+    resolver = Resolver(config, lambda rel: installed.exists(rel) if in_installed(rel) else rel in files)
     out = set()
     for rel, f in sorted(facts.items()):
         lines = LineIndex.of_text(texts[rel])

@@ -174,3 +174,40 @@ def test_a_package_linked_out_of_the_workspace_is_not_read(tmp_path: Path):
     idx.build()
     assert _codes(idx, "src/a.ts") == []  # not read, so not judged
     assert idx.installed is not None and not idx.installed.exists("node_modules/linked/index.d.ts")
+
+
+def test_names_imported_from_installed_python_packages(tmp_path: Path):
+    root = _ws(tmp_path, {
+        "pyproject.toml": '[project]\nname = "svc"\ndependencies = ["shipping", "lazyload"]\n',
+        "svc/orders.py": "from shipping import Carrier, Carier\nfrom shipping.rates import quote, quota\n"
+                         "from shipping import rates, _native, labels\nfrom lazyload import anything\n",
+    })
+    site = root / ".venv/lib/python3.11/site-packages"
+    (root / ".venv/pyvenv.cfg").parent.mkdir(parents=True)
+    (root / ".venv/pyvenv.cfg").write_text("home = /usr/bin\n")
+    files = {
+        "shipping/__init__.py": "from .carriers import *\nfrom . import rates\n",
+        "shipping/carriers.py": "__all__ = ['Carrier']\nclass Carrier: ...\nclass _Private: ...\n",
+        "shipping/rates.py": "def quote(weight): return weight * 2\n",
+        "shipping/_native.cpython-311-x86_64-linux-gnu.so": "",
+        "shipping-2.0.0.dist-info/METADATA": "Name: shipping\nVersion: 2.0.0\n",
+        "shipping-2.0.0.dist-info/top_level.txt": "shipping\n",
+        "lazyload/__init__.py": "def __getattr__(name):\n    raise AttributeError(name)\n",
+        "lazyload-1.0.dist-info/METADATA": "Name: lazyload\nVersion: 1.0\n",
+        "lazyload-1.0.dist-info/top_level.txt": "lazyload\n",
+    }
+    for rel, text in files.items():
+        (site / rel).parent.mkdir(parents=True, exist_ok=True)
+        (site / rel).write_text(text)
+    idx = WorkspaceIndex(root, use_cache=False)
+    idx.build()
+    got = [(f.code, f.message) for f in idx.findings("svc/orders.py") if f.code == "missing-export"]
+    assert got == [
+        ("missing-export", "'Carier' is not defined in 'shipping' (shipping/__init__.py in the project's Python "
+                           "environment) (did you mean 'Carrier'?)"),
+        ("missing-export", "'quota' is not defined in 'shipping.rates' (shipping/rates.py in the project's Python "
+                           "environment) (did you mean 'quote'?)"),
+        # `labels`: no module, no name (the compiled `_native` is a submodule; `lazyload` has __getattr__)
+        ("missing-export", "'labels' is not defined in 'shipping' (shipping/__init__.py in the project's Python "
+                           "environment)"),
+    ]
