@@ -459,7 +459,9 @@ class _Checker:
             return
         top = module.partition(".")[0]
         if module_judged:
-            if named and self.py_installed(top):
+            # (judged as below: a package of the workspace is never read from the environment)
+            if (named and not imp.guarded and self.py_installed(top) and not self.namespace_package(top)
+                    and self.resolve(self.path, top).kind != FILE):
                 self.py_installed_name(imp, module)
             return
         namespace = self.namespace_package(top)
