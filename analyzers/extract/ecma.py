@@ -69,6 +69,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 from bisect import bisect_right
+from typing import Callable
 
 from tree_sitter import Node, Query, QueryCursor
 
@@ -495,6 +496,163 @@ class _Recorded(dict):
         if self.log is not None:
             self.log.append((self.at[0], "import", (key, value)))
         super().__setitem__(key, value)
+
+
+class _Matches:
+    """What one run's matches collected, by kind, for the steps after the dispatch."""
+
+    __slots__ = ("scopes", "names", "roots", "root_nodes", "top_vars", "locals_", "patterns", "assigned_nodes",
+                 "this_fields", "class_fields", "returns", "exports", "commonjs", "clients", "angular", "calls",
+                 "enums", "requires", "loads", "guards", "cjs_any")
+
+    def __init__(self) -> None:
+        self.scopes: list[Node] = []
+        self.names: dict[int, tuple[str, Node, Node]] = {}  # function node id -> (name, name node, node)
+        self.roots: dict[int, str] = {}  # object node id -> qualified prefix
+        self.root_nodes: list[Node] = []
+        self.top_vars: list[tuple[Node, Node, bool]] = []
+        self.locals_: list[tuple[Node, Node, bool]] = []
+        self.patterns: list[tuple[Node, Node, bool]] = []  # `const { a, b: c, ...rest } = value` in functions
+        self.assigned_nodes: list[Node] = []  # `x = ...` after x's declaration
+        self.this_fields: list[dict] = []  # `this.x = value` in methods
+        self.class_fields: list[dict] = []  # class fields with a value
+        self.returns: list[Node] = []
+        self.exports: list[dict] = []
+        self.commonjs: list[dict] = []
+        self.clients: list[dict] = []
+        self.angular: list[dict] = []
+        self.calls: list[dict] = []
+        self.enums: list[dict] = []
+        self.requires: list[dict] = []  # require() calls (and TypeScript's `import x = require()`)
+        self.loads: list[tuple[str, Node]] = []  # import('m') / import.meta.glob('p'): (kind, specifier)
+        self.guards: list[Node] = []  # try blocks
+        self.cjs_any: list[Node] = []  # CommonJS export assignments anywhere
+
+
+# kinds whose matches are only collected (kind -> the _Matches list), for the steps after the dispatch
+_COLLECTED = {"call": "calls", "export": "exports", "require.source": "requires", "commonjs": "commonjs",
+              "client": "clients", "angular.name": "angular", "enum.member": "enums", "this.field": "this_fields",
+              "field.name": "class_fields"}
+
+
+def _on_scope(p: "_Program", m: _Matches, c: dict) -> None:
+    m.scopes.append(c["scope"][0])
+
+
+def _on_local(p: "_Program", m: _Matches, c: dict) -> None:
+    kind = c.get("local.kind")
+    m.locals_.append((c["local.name"][0], c["local.value"][0], bool(kind) and kind[0].type == "const"))
+
+
+def _on_local_pattern(p: "_Program", m: _Matches, c: dict) -> None:
+    kind = c.get("local.kind")
+    m.patterns.append((c["local.pattern"][0], c["local.value"][0], bool(kind) and kind[0].type == "const"))
+
+
+def _on_return(p: "_Program", m: _Matches, c: dict) -> None:
+    m.returns.append(c["return.value"][0])
+
+
+def _on_function(p: "_Program", m: _Matches, c: dict) -> None:
+    fn = c["function"][0]
+    if "function.name" in c:
+        nn = c["function.name"][0]
+        if fn.id not in m.names:
+            m.names[fn.id] = (p.text(nn), nn, fn)
+    elif "function.member" in c:
+        nn = c["function.member"][0]
+        segs = p.dotted(nn)
+        if segs and fn.id not in m.names:
+            m.names[fn.id] = (".".join(segs), nn, fn)
+
+
+def _on_variable(p: "_Program", m: _Matches, c: dict) -> None:
+    nn = c["definition.variable"][0]
+    p.out.definitions.append(Definition(p.text(nn), "variable", p.span(nn)))
+    value = c.get("definition.value")
+    if value:
+        kind = c.get("definition.kind")
+        m.top_vars.append((nn, value[0], bool(kind) and kind[0].type == "const"))
+
+
+def _definition(kind: str, what: str) -> Callable[["_Program", _Matches, dict], None]:
+    def on(p: "_Program", m: _Matches, c: dict) -> None:
+        nn = c[kind][0]
+        p.out.definitions.append(Definition(p.text(nn), what, p.span(nn)))
+    return on
+
+
+def _on_import(p: "_Program", m: _Matches, c: dict) -> None:
+    p.on_import(c)
+
+
+def _on_method(p: "_Program", m: _Matches, c: dict) -> None:
+    fn = c["method"][0]
+    nn = c["method.name"][0]
+    qual = f"{p.text(c['method.class'][0])}.{p.text(nn)}"
+    if fn.id not in m.names:
+        m.names[fn.id] = (qual, nn, fn)
+    p.out.definitions.append(Definition(qual, "method", p.span(nn)))
+
+
+def _on_class(p: "_Program", m: _Matches, c: dict) -> None:
+    n = c["class"][0]
+    cname = c["class.name"][0]
+    p.classes.append((n.start_byte, n.end_byte, p.text(cname)))
+    p.out.classes.append(ClassDef(p.text(cname), p.class_bases(n), p.span(cname)))
+
+
+def _on_assigned(p: "_Program", m: _Matches, c: dict) -> None:
+    name = p.text(c["assigned"][0])
+    p.assigned.add(name)
+    m.assigned_nodes.append(c["assigned"][0])
+    if p.log is not None:
+        p.log.append((p.at[0], "assigned", name))
+
+
+def _on_default_function(p: "_Program", m: _Matches, c: dict) -> None:
+    fn = c["function.default"][0]
+    if fn.id not in m.names:
+        m.names[fn.id] = ("default", fn, fn)
+
+
+def _on_declared_module(p: "_Program", m: _Matches, c: dict) -> None:
+    n = c["declared.module"][0]
+    got = p.specifier(n)
+    if got is not None:
+        p.out.declared.append((p.base + n.start_byte, got[0]))
+
+
+def _on_server(p: "_Program", m: _Matches, c: dict) -> None:
+    factory = p.text(c["server.factory"][0])
+    name = p.text(c["server.name"][0])
+    p.servers[name] = "fastify" if "astify" in factory else "express"
+    if p.log is not None:
+        p.log.append((p.at[0], "server", (name, p.servers[name])))
+
+
+# kind -> its handler, for the kinds handled as they are dispatched
+_HANDLERS: dict[str, Callable[["_Program", _Matches, dict], None]] = {
+    "scope": _on_scope,
+    "local.name": _on_local,
+    "local.pattern": _on_local_pattern,
+    "return.value": _on_return,
+    "function": _on_function,
+    "definition.variable": _on_variable,
+    **{k: _definition(k, what) for k, what in _DEFINITION_KINDS.items()},
+    "import.source": _on_import,
+    "method": _on_method,
+    "class": _on_class,
+    "assigned": _on_assigned,
+    "function.default": _on_default_function,
+    "dynamic.source": lambda p, m, c: m.loads.append(("dynamic", c["dynamic.source"][0])),
+    "glob.source": lambda p, m, c: m.loads.append(("glob", c["glob.source"][0])),
+    "guard": lambda p, m, c: m.guards.append(c["guard"][0]),
+    "commonjs.any": lambda p, m, c: m.cjs_any.append(c["commonjs.any"][0]),
+    "exports.open": lambda p, m, c: p.out.opened.append((p.base + c["exports.open"][0].start_byte,)),
+    "declared.module": _on_declared_module,
+    "server.name": _on_server,
+}
 
 
 class _Program:
@@ -1226,30 +1384,8 @@ class _Program:
         log = self.log
         at = self.at
 
-        scopes: list[Node] = []
-        names: dict[int, tuple[str, Node, Node]] = {}  # function node id -> (name, name node, node)
-        roots: dict[int, str] = {}  # object node id -> qualified prefix
-        root_nodes: list[Node] = []
-        top_vars: list[tuple[Node, Node, bool]] = []
-        locals_: list[tuple[Node, Node, bool]] = []
-        patterns: list[tuple[Node, Node, bool]] = []  # `const { a, b: c, ...rest } = value` in functions
-        assigned_nodes: list[Node] = []  # `x = ...` after x's declaration
-        this_fields: list[dict] = []  # `this.x = value` in methods
-        class_fields: list[dict] = []  # class fields with a value
-        returns: list[Node] = []
-        exports: list[dict] = []
-        commonjs: list[dict] = []
-        clients: list[dict] = []
-        angular: list[dict] = []
-        calls: list[dict] = []
+        m = _Matches()
         servers = self.servers
-        enums: list[dict] = []
-        requires: list[dict] = []  # require() calls (and TypeScript's `import x = require()`)
-        loads: list[tuple[str, Node]] = []  # import('m') / import.meta.glob('p'): (kind, specifier)
-        guards: list[Node] = []  # try blocks
-        cjs_any: list[Node] = []  # CommonJS export assignments anywhere
-        definitions = out.definitions
-        assigned = self.assigned
 
         def text(n: Node) -> str:
             return src[n.start_byte : n.end_byte].decode("utf-8", "replace")
@@ -1258,106 +1394,27 @@ class _Program:
             return Span(base + n.start_byte, base + n.end_byte)
 
         # ---- dispatch the matches: deep query first, then the module-level ones (the order
-        # decides which name a function node keeps and the order of equal-span facts)
+        # decides which name a function node keeps and the order of equal-span facts). A
+        # kind is either collected for the steps below (_COLLECTED) or handled at once
+        # (_HANDLERS: one small method per kind)
         steps = qs[2] if _loads(src) else qs[0]
+        sinks = {k: getattr(m, name).append for k, name in _COLLECTED.items()}
         for q, kinds, top, pi, c in _dispatched(steps, targets, self.nodes is None):
             k = kinds[pi] or _kind(c)
             if log is not None:  # any capture is inside the statement the match belongs to
                 at[0] = next(iter(c.values()))[0].start_byte
-            if k == "call":
-                calls.append(c)
-            elif k == "scope":
-                scopes.append(c["scope"][0])
-            elif k == "local.name":
-                kind = c.get("local.kind")
-                locals_.append((c["local.name"][0], c["local.value"][0], bool(kind) and kind[0].type == "const"))
-            elif k == "return.value":
-                returns.append(c["return.value"][0])
-            elif k == "local.pattern":
-                kind = c.get("local.kind")
-                patterns.append((c["local.pattern"][0], c["local.value"][0], bool(kind) and kind[0].type == "const"))
-            elif k == "function":
-                fn = c["function"][0]
-                if "function.name" in c:
-                    nn = c["function.name"][0]
-                    if fn.id not in names:
-                        names[fn.id] = (text(nn), nn, fn)
-                elif "function.member" in c:
-                    nn = c["function.member"][0]
-                    segs = self.dotted(nn)
-                    if segs and fn.id not in names:
-                        names[fn.id] = (".".join(segs), nn, fn)
-            elif k == "definition.variable":
-                nn = c["definition.variable"][0]
-                definitions.append(Definition(text(nn), "variable", span(nn)))
-                value = c.get("definition.value")
-                if value:
-                    kind = c.get("definition.kind")
-                    top_vars.append((nn, value[0], bool(kind) and kind[0].type == "const"))
-            elif k in _DEFINITION_KINDS:  # function, class, enum names
-                nn = c[k][0]
-                definitions.append(Definition(text(nn), _DEFINITION_KINDS[k], span(nn)))
-            elif k == "export":
-                exports.append(c)
-            elif k == "import.source":
-                self.on_import(c)
-            elif k == "method":
-                fn = c["method"][0]
-                nn = c["method.name"][0]
-                qual = f"{text(c['method.class'][0])}.{text(nn)}"
-                if fn.id not in names:
-                    names[fn.id] = (qual, nn, fn)
-                definitions.append(Definition(qual, "method", span(nn)))
-            elif k == "class":
-                n = c["class"][0]
-                cname = c["class.name"][0]
-                self.classes.append((n.start_byte, n.end_byte, text(cname)))
-                out.classes.append(ClassDef(text(cname), self.class_bases(n), span(cname)))
-            elif k == "assigned":
-                name = text(c["assigned"][0])
-                assigned.add(name)
-                assigned_nodes.append(c["assigned"][0])
-                if log is not None:
-                    log.append((at[0], "assigned", name))
-            elif k == "function.default":
-                fn = c["function.default"][0]
-                if fn.id not in names:
-                    names[fn.id] = ("default", fn, fn)
-            elif k == "require.source":
-                requires.append(c)
-            elif k == "dynamic.source":
-                loads.append(("dynamic", c["dynamic.source"][0]))
-            elif k == "glob.source":
-                loads.append(("glob", c["glob.source"][0]))
-            elif k == "guard":
-                guards.append(c["guard"][0])
-            elif k == "commonjs.any":
-                cjs_any.append(c["commonjs.any"][0])
-            elif k == "exports.open":
-                out.opened.append((base + c["exports.open"][0].start_byte,))
-            elif k == "declared.module":
-                n = c["declared.module"][0]
-                got = self.specifier(n)
-                if got is not None:
-                    out.declared.append((base + n.start_byte, got[0]))
-            elif k == "commonjs":
-                commonjs.append(c)
-            elif k == "client":
-                clients.append(c)
-            elif k == "angular.name":
-                angular.append(c)
-            elif k == "server.name":
-                factory = text(c["server.factory"][0])
-                name = text(c["server.name"][0])
-                servers[name] = "fastify" if "astify" in factory else "express"
-                if log is not None:
-                    log.append((at[0], "server", (name, servers[name])))
-            elif k == "enum.member":
-                enums.append(c)
-            elif k == "this.field":
-                this_fields.append(c)
-            elif k == "field.name":
-                class_fields.append(c)
+            add = sinks.get(k)
+            if add is not None:
+                add(c)
+            else:
+                handle = _HANDLERS.get(k)
+                if handle is not None:
+                    handle(self, m, c)
+        scopes, names, roots, root_nodes = m.scopes, m.names, m.roots, m.root_nodes
+        top_vars, locals_, patterns, assigned_nodes = m.top_vars, m.locals_, m.patterns, m.assigned_nodes
+        this_fields, class_fields, returns, exports = m.this_fields, m.class_fields, m.returns, m.exports
+        commonjs, clients, angular, calls, enums = m.commonjs, m.clients, m.angular, m.calls, m.enums
+        requires, loads, guards, cjs_any = m.requires, m.loads, m.guards, m.cjs_any
 
         if log is not None:  # names `assigned` matters for: locals that are not const
             for nn, _, is_const in locals_:
