@@ -181,7 +181,33 @@ class Resolver:
         hit = self._memo.get(key)
         if hit is None:
             hit = self._memo[key] = self._js(ctx, key, spec)
+        if hit.kind == MISSING and key[0] == "rel" and ctx.ts is not None and ctx.ts.root_dirs and key[1] != _OUTSIDE:
+            rkey = ("rootDirs", ctx.key, key[1], key[2])
+            got = self._memo.get(rkey)
+            if got is None:
+                got = self._memo[rkey] = self._root_dirs(ctx.ts, key[1], key[2], hit)
+            return got
         return hit
+
+    def _root_dirs(self, ts, target: str, folder_only: bool, missing: Resolution) -> Resolution:
+        """TypeScript's ``rootDirs``: the folders are one virtual folder for relative imports,
+        so a path that names no file under one is tried at the same place under the others
+        (``src/views/a.ts`` importing ``./a.css.js`` from ``generated/views/``)."""
+        probed = list(missing.probed)
+        roots = sorted(ts.root_dirs, key=len, reverse=True)
+        under = next((d for d in roots if not d or target == d or target.startswith(d + "/")), None)
+        if under is None:
+            return missing
+        rest = target[len(under):].lstrip("/")
+        for other in ts.root_dirs:
+            if other == under:
+                continue
+            base = f"{other}/{rest}" if other and rest else other or rest
+            found = self._file(base, probed, folder_only)
+            if found is not None:
+                return Resolution(FILE, path=found, via=f"rootDirs of {ts.config}", probed=tuple(probed))
+        return Resolution(MISSING, via=missing.via + " (nor under the other rootDirs)", probed=tuple(probed),
+                          doubt=missing.doubt)
 
     # ------------------------------------------------------------------ JavaScript/TypeScript
     def _js(self, ctx: Context, key: tuple, spec: str) -> Resolution:

@@ -168,6 +168,7 @@ class TsRaw:
     include: tuple[str, ...] | None
     files: tuple[str, ...] | None
     references: tuple[str, ...]
+    root_dirs: tuple[str, ...] | None = None  # compilerOptions.rootDirs, as written
 
 
 def read_tsconfig(path: str, text: str) -> tuple[TsRaw, list[str]]:
@@ -205,7 +206,10 @@ def read_tsconfig(path: str, text: str) -> tuple[TsRaw, list[str]]:
     refs = data.get("references")
     references = tuple(r["path"] for r in refs if isinstance(r, dict) and isinstance(r.get("path"), str)) \
         if isinstance(refs, list) else ()
-    return TsRaw(path, extends, base_url, paths, strings("include"), strings("files"), references), problems
+    raw_roots = opts.get("rootDirs")
+    root_dirs = tuple(r for r in raw_roots if isinstance(r, str)) if isinstance(raw_roots, list) else None
+    return (TsRaw(path, extends, base_url, paths, strings("include"), strings("files"), references, root_dirs),
+            problems)
 
 
 # ---------------------------------------------------------------------------- JS configs

@@ -69,6 +69,7 @@ class TsOptions:
     references: tuple[str, ...]
     unknown: tuple[str, ...]  # why its paths/baseUrl may be incomplete (extends not followed)
     frameworks: frozenset[str]  # frameworks whose generated config it extends (missing)
+    root_dirs: tuple[str, ...] = ()  # rootDirs as workspace folders (one virtual folder for relative imports)
 
     def match(self, spec: str) -> tuple[str, tuple[str, ...], str | None] | None:
         """TypeScript's matchPatternOrExact: an exact key first, else the ``*`` pattern with
@@ -374,7 +375,7 @@ class ResolverConfig:
         merged = self._merged(path)
         if merged is None:
             return None
-        base_url, paths, paths_dir, covers, unknown, frameworks = merged
+        base_url, paths, paths_dir, covers, unknown, frameworks, root_dirs = merged
         raw = self._raw[path]
         for ref in raw.references if raw else ():
             # Nuxt 4's tsconfig.json only references .nuxt/tsconfig.app.json and friends
@@ -390,7 +391,7 @@ class ResolverConfig:
                         frameworks.add(framework)
         exact, stars = compile_paths(paths, base_url if base_url is not None else paths_dir) if paths else ({}, ())
         opts = self._ts[path] = TsOptions(path, base_url, exact, stars, covers, raw.references if raw else (),
-                                           tuple(unknown), frozenset(frameworks))
+                                           tuple(unknown), frozenset(frameworks), tuple(root_dirs or ()))
         return opts
 
     def _merged(self, path: str) -> tuple | None:
@@ -402,6 +403,7 @@ class ResolverConfig:
         paths: dict | None = None
         paths_dir = folder
         covers = None
+        root_dirs: list[str] | None = None
         unknown: list[str] = []
         frameworks: set[str] = set()
         self._ts_active.add(path)
@@ -424,7 +426,9 @@ class ResolverConfig:
                 parent = self._merged(target)
                 if parent is None:
                     continue
-                p_base, p_paths, p_dir, p_covers, p_unknown, p_frameworks = parent
+                p_base, p_paths, p_dir, p_covers, p_unknown, p_frameworks, p_roots = parent
+                if p_roots is not None:
+                    root_dirs = p_roots
                 if p_base is not None:
                     base_url = p_base
                 if p_paths is not None:
@@ -443,7 +447,9 @@ class ResolverConfig:
             paths, paths_dir = raw.paths, folder
         if raw.include is not None or raw.files is not None:
             covers = _covers(folder, raw.include, raw.files)
-        return base_url, paths, paths_dir, covers, unknown, frameworks
+        if raw.root_dirs is not None:  # relative to the file that writes them
+            root_dirs = [r for d in raw.root_dirs if (r := join(folder, d)) is not None]
+        return base_url, paths, paths_dir, covers, unknown, frameworks, root_dirs
 
     def _extends_target(self, path: str, ext: str) -> tuple[str | None, str | None]:
         """(the config file ``ext`` names, or None; the framework whose generated file it is)."""

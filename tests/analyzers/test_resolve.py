@@ -1067,3 +1067,26 @@ def test_a_bare_specifier_no_dependency_provides_is_tried_as_a_base_url_when_the
 def test_no_base_url_guess_when_the_configuration_is_complete():
     ws = Workspace(DOTNET_SPA.replace('{ "extends": "./frontend/tsconfig.json" }', "{}"))
     assert ws.show("frontend/src/Series/useSeries.ts", "Helpers/Hooks/useApiQuery") == "package:Helpers"
+
+
+def test_root_dirs_make_one_virtual_folder_for_relative_imports():
+    ws = Workspace("""
+//- app/tsconfig.json
+{ "extends": "./tsconfig.base.json", "include": ["src"] }
+//- app/tsconfig.base.json
+{ "compilerOptions": { "rootDirs": ["./src", "./.generated"] } }
+//- app/src/routes/invoice.ts
+import { schema } from './invoice.schema';
+//- app/.generated/routes/invoice.schema.ts
+export const schema = {};
+//- app/src/routes/local.ts
+export const local = 1;
+""")
+    r = ws.resolver.resolve("app/src/routes/invoice.ts", "./invoice.schema")
+    assert (r.kind, r.path) == (FILE, "app/.generated/routes/invoice.schema.ts")
+    assert "rootDirs" in r.via
+    # the other way round, and a file in neither stays missing (with both places probed)
+    back = ws.resolver.resolve("app/.generated/routes/invoice.schema.ts", "./local")
+    assert (back.kind, back.path) == (FILE, "app/src/routes/local.ts")
+    gone = ws.resolver.resolve("app/src/routes/invoice.ts", "./invoice.types")
+    assert gone.kind == MISSING and "app/.generated/routes/invoice.types.ts" in gone.probed

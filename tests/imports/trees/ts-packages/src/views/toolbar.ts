@@ -1,0 +1,4 @@
+import { labels } from './labels';
+import { icons } from './icons';
+
+export const toolbar = [labels.save, labels.cancel, icons];
