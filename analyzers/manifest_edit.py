@@ -470,13 +470,8 @@ def _toml_items(text: str) -> list[tuple]:
     items: list[tuple] = []
     table: tuple[str, ...] = ()
     i, n = 0, len(text)
-    while i < n:
-        c = text[i]
-        if c in " \t\r\n":
-            i += 1
-        elif c == "#":
-            i = _eol(text, i)
-        elif c == "[":
+    while (i := _blank(text, i, n)) < n:
+        if text[i] == "[":
             double = text.startswith("[[", i)
             key, j = _key(text, i + (2 if double else 1))
             j = _ws(text, j)
@@ -503,6 +498,19 @@ def _toml_items(text: str) -> list[tuple]:
 def _ws(text: str, i: int) -> int:
     while i < len(text) and text[i] in " \t":
         i += 1
+    return i
+
+
+def _blank(text: str, i: int, end: int) -> int:
+    """The first index from ``i`` (before ``end``) that is neither white space nor a comment."""
+    while i < end:
+        c = text[i]
+        if c in " \t\r\n":
+            i += 1
+        elif c == "#":
+            i = _eol(text, i)
+        else:
+            break
     return i
 
 
@@ -596,13 +604,8 @@ def _array_elements(text: str, open_at: int, close_at: int) -> list[tuple[int, i
     brackets at ``open_at`` and ``close_at``."""
     out = []
     i = open_at + 1
-    while i < close_at:
-        c = text[i]
-        if c in " \t\r\n":
-            i += 1
-        elif c == "#":
-            i = _eol(text, i)
-        elif c == ",":
+    while (i := _blank(text, i, close_at)) < close_at:
+        if text[i] == ",":
             if not out or out[-1][2] is not None:
                 raise ValueError("stray comma")
             out[-1] = (out[-1][0], out[-1][1], i + 1)

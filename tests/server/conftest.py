@@ -83,12 +83,21 @@ async def _start(lsp_client: LanguageClient, root: Path, caps: lsp.ClientCapabil
     return result
 
 
-@pytest_lsp.fixture(config=SERVER)
-async def client(lsp_client: LanguageClient, request):
-    """A client that takes pushed diagnostics (VS Code's capabilities as pytest-lsp records them)."""
-    await _start(lsp_client, request.getfixturevalue("workspace"), client_capabilities("visual-studio-code"))
-    yield
-    await lsp_client.shutdown_session()
+def pushed_client(config: ClientServerConfig = SERVER, workspace: str = "workspace"):
+    """A client fixture that takes pushed diagnostics (VS Code's capabilities as pytest-lsp
+    records them), on the server ``config`` starts, in the workspace the fixture named
+    ``workspace`` gives."""
+
+    @pytest_lsp.fixture(config=config)
+    async def fixture(lsp_client: LanguageClient, request):
+        await _start(lsp_client, request.getfixturevalue(workspace), client_capabilities("visual-studio-code"))
+        yield
+        await lsp_client.shutdown_session()
+
+    return fixture
+
+
+client = pushed_client()
 
 
 def _pulling(refresh: bool) -> lsp.ClientCapabilities:

@@ -11,11 +11,10 @@ import tomllib
 from pathlib import Path
 
 import pytest
-import pytest_lsp
 from lsprotocol import types as lsp
-from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
+from pytest_lsp import ClientServerConfig, LanguageClient
 
-from conftest import _start, codes, wait_for
+from conftest import codes, pushed_client, wait_for
 
 # the server must find the workspace's own environment, never the one running the tests
 _ENV = {k: v for k, v in os.environ.items() if k != "VIRTUAL_ENV"}
@@ -84,11 +83,7 @@ def workspace(tmp_path: Path) -> Path:
     return root
 
 
-@pytest_lsp.fixture(config=SERVER)
-async def client(lsp_client: LanguageClient, request):
-    await _start(lsp_client, request.getfixturevalue("workspace"), client_capabilities("visual-studio-code"))
-    yield
-    await lsp_client.shutdown_session()
+client = pushed_client(SERVER, "workspace")
 
 
 async def _actions(client: LanguageClient, uri: str, diag: lsp.Diagnostic) -> list:
@@ -179,11 +174,7 @@ def bare_workspace(tmp_path: Path) -> Path:
     return root
 
 
-@pytest_lsp.fixture(config=SERVER)
-async def bare_client(lsp_client: LanguageClient, request):
-    await _start(lsp_client, request.getfixturevalue("bare_workspace"), client_capabilities("visual-studio-code"))
-    yield
-    await lsp_client.shutdown_session()
+bare_client = pushed_client(SERVER, "bare_workspace")
 
 
 async def test_a_package_that_is_not_installed_gets_no_fix(bare_client: LanguageClient, bare_workspace: Path):
