@@ -45,7 +45,6 @@ class InstalledFiles:
         self._manifests: dict[str, str | None] = {}
         self._facts: OrderedDict[str, FileFacts | None] = OrderedDict()
         self._lock = threading.Lock()  # the cold build's analyses and an LSP request may both ask
-        self.read_files = 0
 
     def exists(self, path: str) -> bool:
         hit = self._exists.get(path)
@@ -126,7 +125,6 @@ class InstalledFiles:
             ft = read_file(self.site, path[len(SITE):], self.limit, outside_ok=True)
         else:
             ft = read_file(self.root, path, self.limit)
-        self.read_files += 1
         if ft.text is None:
             log.info("installed package file %s not read: %s", path, ft.reason)
         return ft.text
