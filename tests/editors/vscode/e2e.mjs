@@ -23,11 +23,11 @@
 //       missing-export leaves the oracle, and .specward/fix-history.jsonl in the copy holds
 //       one record whose brokenImport.names is ["gett"]
 // Then, in a second code-server (its own oracles), a project with nothing for specward (a
-// pyproject.toml without [tool.specward], a TypeScript file):
+// pyproject.toml without [tool.specward] and a README: no source file, no contract):
 //   (f) the status item says "specward: nothing to check", and no server was started
-//   (g) moving in an api/ folder holding openapi.yaml starts the server (file watcher): the
-//       oracle gets the phantom-api diagnostic of the open file; the status file shows
-//       nothing, then starting
+//   (g) moving in a web/ folder holding a TypeScript file and api/openapi.yaml starts the
+//       server (file watcher): the oracle gets the phantom-api diagnostic of that file,
+//       opened; the status file shows nothing, then starting
 //   (h) the status item says "specward"
 // Saves the screenshot (above). Exit 0 on success; on failure exit 1 with
 // the failing step and a screenshot in /tmp. code-server is always killed at the end.
@@ -445,14 +445,20 @@ async function nothingToCheck({ csArgs }) {
   step = 'preparing a project with nothing for specward';
   await stopCodeServer();
   const shop = path.join(tmp, 'shop');
-  fs.mkdirSync(path.join(shop, 'web', 'src'), { recursive: true });
+  fs.mkdirSync(shop, { recursive: true });
+  fs.writeFileSync(path.join(shop, 'README.md'), '# shop\n\nThe order service.\n');
   // a Python project that does not use specward: the extension activates on its pyproject.toml
   fs.writeFileSync(path.join(shop, 'pyproject.toml'), [
     '[project]', 'name = "shop"', 'version = "0.3.0"', 'requires-python = ">=3.11"', '',
     '[tool.ruff]', 'line-length = 100', '',
   ].join('\n'));
+  // (a source file alone would start the server: its imports are checked without a
+  // contract; it comes with the contract in step (g))
+  const staging = path.join(tmp, 'staging-web');
+  fs.mkdirSync(path.join(staging, 'src'), { recursive: true });
+  fs.mkdirSync(path.join(staging, 'api'), { recursive: true });
   const ordersRel = 'web/src/orders.ts';
-  fs.writeFileSync(path.join(shop, ordersRel), [
+  fs.writeFileSync(path.join(staging, 'src', 'orders.ts'), [
     'export interface Order {', '  id: number;', '  total: number;', '}', '',
     'export async function listOrders(): Promise<Order[]> {', "  const res = await fetch('/api/orders');", '  return res.json();', '}', '',
     'export async function recentOrders(): Promise<Order[]> {', "  const res = await fetch('/api/orders/recent');", '  return res.json();', '}', '',
@@ -488,16 +494,14 @@ async function nothingToCheck({ csArgs }) {
   log(`(f) ok: status bar says "${shown}", the status oracle says ${before.join(' -> ')}`);
 
   // ---- (g) a contract appears -----------------------------------------------------
-  step = '(g) an api/ folder with openapi.yaml moved into the project starts the server';
-  await openFromExplorer(ordersRel, "fetch('/api/orders/recent')");
-  // the folder appears at once, its contract with it (as a move, a copy or a checkout does)
-  const staging = path.join(tmp, 'staging-api');
-  fs.mkdirSync(staging);
-  fs.writeFileSync(path.join(staging, 'openapi.yaml'), [
+  step = '(g) a web/ folder with a TypeScript file and api/openapi.yaml moved into the project starts the server';
+  // the folder appears at once, its files with it (as a move, a copy or a checkout does)
+  fs.writeFileSync(path.join(staging, 'api', 'openapi.yaml'), [
     'openapi: 3.0.3', 'info:', '  title: Shop', '  version: 0.3.0', 'paths:', '  /api/orders:', '    get:',
     '      summary: List the orders', '      responses:', "        '200':", '          description: The orders', '',
   ].join('\n'));
-  fs.renameSync(staging, path.join(shop, 'api'));
+  fs.renameSync(staging, path.join(shop, 'web'));
+  await openFromExplorer(ordersRel, "fetch('/api/orders/recent')");
   const phantom = await waitFor(`the phantom-api diagnostic of ${ordersRel} in ${oracle}`, async () => {
     const found = (readOracle(oracle) || []).find((d) => d.code === 'phantom-api' && d.source === 'specward' &&
       d.uri.endsWith(`/${ordersRel}`) && d.message.includes('GET /api/orders/recent is not in the contract'));
