@@ -27,7 +27,7 @@ from typing import Callable, Collection, Iterable, Mapping
 from .codes import CODES
 from .model import Export, FileFacts, Finding, Import, Span
 from .package_entry import NO_SUBPATH, SITE, TYPED, Entry, Installed, in_installed, installed_entry
-from .resolve import FILE, INSTALLED, MISSING, PACKAGE, Resolution, Resolver
+from .resolve import FILE, INSTALLED, MISSING, PACKAGE, Resolution, Resolver, clean_specifier
 from .resolve_setup import split_package
 
 # import names whose distribution is named otherwise (configuration may add more:
@@ -281,7 +281,7 @@ class _Checker:
 
     def installed_module(self, imp: Import, spec: str, mspan: Span, module_judged: bool) -> None:
         """An installed package's subpath and names (see :meth:`installed_target`)."""
-        clean = spec.rpartition("!")[2].partition("?")[0]
+        clean = clean_specifier(spec)
         name, sub = split_package(clean)
         if name is None:
             return

@@ -71,7 +71,8 @@ class Entry:
 
 
 _DECLARATION = {".js": ".d.ts", ".jsx": ".d.ts", ".mjs": ".d.mts", ".cjs": ".d.cts"}
-_TYPED_SUFFIXES = (".d.ts", ".d.mts", ".d.cts", ".ts", ".tsx", ".mts", ".cts")
+# declaration files and TypeScript sources: the files whose exports can be read as types
+TYPED_SUFFIXES = (".d.ts", ".d.mts", ".d.cts", ".ts", ".tsx", ".mts", ".cts")
 # what Node (CommonJS) and TypeScript try after a subpath written without its extension
 _SUBPATH_EXTENSIONS = (".d.ts", ".ts", ".tsx", ".js", ".mjs", ".cjs", ".jsx", ".json", ".node", ".d.mts", ".d.cts")
 _FOLDER_FILES = ("index.d.ts", "index.ts", "index.js", "index.mjs", "index.cjs", "index.json", "package.json")
@@ -86,7 +87,7 @@ def declaration_of(path: str) -> str | None:
 
 
 def _typed(path: str) -> bool:
-    return path.endswith(_TYPED_SUFFIXES)
+    return path.endswith(TYPED_SUFFIXES)
 
 
 def installed_entry(pkgdir: str, sub: str, manifest: str | None, exists: Callable[[str], bool]) -> Entry:

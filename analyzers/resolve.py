@@ -137,7 +137,7 @@ class Resolver:
             return hit
         hit = self._resolve_js(folder, specifier)
         if hit.kind == PACKAGE and hit.doubt and hit.provider == INSTALLED and hit.package not in self._dependencies():
-            hit = self._base_url_guess(folder, _clean(specifier), hit)
+            hit = self._base_url_guess(folder, clean_specifier(specifier), hit)
         self._seen[fast] = hit
         return hit
 
@@ -167,7 +167,7 @@ class Resolver:
                           package.via, tuple(probed), package.doubt)
 
     def _resolve_js(self, folder: str, specifier: str) -> Resolution:
-        spec = _clean(specifier)
+        spec = clean_specifier(specifier)
         ctx = self.config.context(folder)
         if spec.startswith(("./", "../")) or spec in (".", ".."):
             if ctx.sveltekit is not None and spec.rpartition("/")[2] in _TYPES:
@@ -440,7 +440,7 @@ class Resolver:
                           probed=tuple(probed))
 
 
-def _clean(spec: str) -> str:
+def clean_specifier(spec: str) -> str:
     """Drop what bundlers strip before resolving: webpack inline loaders (``!``) and Vite
     query suffixes (``?raw``, ``?url``)."""
     if "!" in spec:

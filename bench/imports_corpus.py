@@ -144,7 +144,7 @@ ALLOWED: dict[tuple[str, str, str, str], str] = {
         "that is missing is an installation problem, not flagged by design",
     ("flask", "examples/celery/src/task_app/*", "missing-export", "-"):
         "celery is declared in examples/celery/pyproject.toml and not installed: specward does not flag a "
-        "declared package, nor judge names imported from packages; pyright resolves `celery` to something "
+        "declared package, nor judge names imported from a package that is not installed; pyright resolves `celery` to something "
         "else in the tree and calls the names unknown",
     ("flask", "src/flask/cli.py", "phantom-import", "-"): _GUARDED,
     ("flask", "src/flask/config.py", "phantom-import", "-"): _GUARDED,

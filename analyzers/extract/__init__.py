@@ -11,6 +11,7 @@ import hashlib
 from importlib import resources
 
 from ..languages import language_of, parser
+from .declarations import is_declaration_file
 from ..model import FileFacts
 
 
@@ -29,7 +30,7 @@ def extract(path: str, text: str, tree=None) -> FileFacts:
     if lang in ("typescript", "tsx", "javascript"):
         from .ecma import extract_ecma
 
-        if lang == "typescript" and path.endswith((".d.ts", ".d.mts", ".d.cts")):
+        if lang == "typescript" and is_declaration_file(path):
             from .declarations import declaration_facts
 
             return declaration_facts(path, text, tree)

@@ -39,6 +39,7 @@ from typing import Union
 
 from .. import languages
 from ..languages import language_of
+from .declarations import is_declaration_file
 from ..model import FileFacts, Span
 from . import ecma
 
@@ -143,7 +144,7 @@ def edited_incrementally(path: str) -> bool:
     what an edit touched; the others are extracted in full)."""
     # (declaration files in full: their implicit exports depend on every statement,
     # extract/declarations.py)
-    return language_of(path) in _ECMA and not path.endswith((".d.ts", ".d.mts", ".d.cts"))
+    return language_of(path) in _ECMA and not is_declaration_file(path)
 
 
 def extract_edited(path: str, text: str, state: EditState | None, lazy: bool = False

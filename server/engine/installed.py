@@ -23,14 +23,13 @@ from pathlib import Path
 
 from specward.analyzers.extract.declarations import ambient_module
 from specward.analyzers.model import FileFacts
-from specward.analyzers.package_entry import SITE, in_node_modules
+from specward.analyzers.package_entry import SITE, TYPED_SUFFIXES, in_node_modules
 
 from .parsing import extract_safely
 from .reading import read_file, real_root, is_within
 
 log = logging.getLogger(__name__)
 
-DECLARATIONS = (".d.ts", ".d.mts", ".d.cts", ".ts", ".tsx", ".mts", ".cts")
 FACTS_KEPT = 4096  # declaration files whose facts stay in memory (a package's are read again after)
 
 
@@ -101,7 +100,7 @@ class InstalledFiles:
         if path.startswith(SITE):
             text = self._read(path) if self.exists(path) else None
             facts = extract_safely(path, text) if text is not None else None
-        elif real.endswith(DECLARATIONS) and self.exists(real):
+        elif real.endswith(TYPED_SUFFIXES) and self.exists(real):
             text = self._read(real)
             if text is not None and module:
                 try:
