@@ -42,12 +42,17 @@ class AnalysisInput:
     """What the analyses read besides the files' facts. ``files``: the workspace paths
     that are not source files (assets, JSON, stylesheets), for the resolver's existence
     test; ``sources``: the source files (for "did you mean" paths only: whether a source
-    exists is asked through ``lookup``); ``environment``: what is installed and declared (``imports.Environment``, None
+    exists is asked through ``lookup``); ``unlisted``/``unlisted_dirs``: the files the walk
+    saw but did not list (excluded by a ``.gitignore`` or a setting) and the folders it did
+    not enter: they exist all the same (generated code is often ignored), so a path among
+    them or under one exists for the resolver and nothing in it is judged; ``environment``: what is installed and declared (``imports.Environment``, None
     when not read); ``patterns``: the fix-history ledger's patterns (``ledger.Patterns``,
     None without a ledger); ``options``: settings as ``(name, value)`` pairs."""
 
     files: frozenset[str] = frozenset()
     sources: frozenset[str] = frozenset()
+    unlisted: frozenset[str] = frozenset()
+    unlisted_dirs: frozenset[str] = frozenset()
     environment: object | None = None
     patterns: object | None = None
     options: tuple[tuple[str, object], ...] = ()
@@ -57,6 +62,28 @@ class AnalysisInput:
         """Every workspace file the walk listed (sources and the rest): computed once per
         inputs, not once per edit."""
         return self.files | self.sources
+
+    def unlisted_path(self, path: str) -> bool:
+        """Whether ``path`` is a file the walk did not list, or in a folder it did not enter."""
+        if path in self.unlisted:
+            return True
+        dirs = self.unlisted_dirs
+        if dirs:
+            cut = path.rfind("/")
+            while cut > 0:
+                path = path[:cut]
+                if path in dirs:
+                    return True
+                cut = path.rfind("/")
+        return False
+
+    def unlisted_below(self, folder: str) -> bool:
+        """Whether the walk left out ``folder`` (``""``: the root), a folder above it, or a
+        file or a folder below it."""
+        if folder and self.unlisted_path(folder + "/x"):
+            return True
+        prefix = folder + "/" if folder else ""
+        return any(p.startswith(prefix) for p in self.unlisted_dirs) or any(p.startswith(prefix) for p in self.unlisted)
 
     def option(self, name: str, default: object = None) -> object:
         for k, v in self.options:
@@ -82,27 +109,31 @@ class Context:
         if self._resolver is None:
             # the resolver asks through an object that does not hold this context: no
             # reference cycle (the index's memory relies on building leaving none)
-            self._resolver = Resolver(self.config, _Exists(self.inputs.files, self.lookup, self._probed,
+            self._resolver = Resolver(self.config, _Exists(self.inputs, self.lookup, self._probed,
                                                            self.installed))
         return self._resolver
 
 
 class _Exists:
     """``exists`` for the resolver: a workspace file that is not a source, or a source with
-    facts; each path asked is recorded for the analysis being run (its edges)."""
+    facts, or a path the walk did not list (``AnalysisInput.unlisted_path``); each path
+    asked is recorded for the analysis being run (its edges)."""
 
-    __slots__ = ("files", "lookup", "probed", "installed")
+    __slots__ = ("files", "lookup", "probed", "installed", "inputs")
 
-    def __init__(self, files: frozenset[str], lookup: Lookup, probed: list[set[str]],
+    def __init__(self, inputs: AnalysisInput, lookup: Lookup, probed: list[set[str]],
                  installed: Installed | None = None) -> None:
-        self.files, self.lookup, self.probed, self.installed = files, lookup, probed, installed
+        self.files, self.lookup, self.probed, self.installed = inputs.files, lookup, probed, installed
+        self.inputs = inputs if (inputs.unlisted or inputs.unlisted_dirs) else None
 
     def __call__(self, path: str) -> bool:
         if self.installed is not None and in_installed(path):
             return self.installed.exists(path)  # not an edge: imports.check_imports says why
         if self.probed:
             self.probed[-1].add(path)
-        return path in self.files or self.lookup(path) is not None
+        if path in self.files or self.lookup(path) is not None:
+            return True
+        return self.inputs is not None and self.inputs.unlisted_path(path)
 
 
 @dataclass(frozen=True)
@@ -119,7 +150,9 @@ def _imports(facts: FileFacts, ctx: Context) -> tuple[tuple[Finding, ...], froze
     from .imports import Environment, check_imports
 
     env = ctx.inputs.environment if isinstance(ctx.inputs.environment, Environment) else Environment()
-    result = check_imports(facts, ctx.resolver, ctx.lookup, env, files=ctx.inputs.all_files, installed=ctx.installed)
+    inputs = ctx.inputs
+    result = check_imports(facts, ctx.resolver, ctx.lookup, env, files=inputs.all_files, installed=ctx.installed,
+                           unlisted_below=inputs.unlisted_below)
     return result.findings, result.deps
 
 

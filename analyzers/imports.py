@@ -24,8 +24,10 @@ import sys
 from dataclasses import dataclass, field, replace
 from typing import Callable, Collection, Iterable, Mapping
 
+from wcmatch import glob as wcglob
+
 from .codes import CODES
-from .model import Export, FileFacts, Finding, Import, Span
+from .model import FOLDER_EDGE, Export, FileFacts, Finding, Import, Span
 from .package_entry import NO_SUBPATH, SITE, TYPED, Entry, Installed, in_installed, installed_entry
 from .resolve import FILE, INSTALLED, MISSING, PACKAGE, Resolution, Resolver, clean_specifier
 from .resolve_setup import split_package
@@ -42,6 +44,11 @@ KNOWN_DISTRIBUTIONS: Mapping[str, str] = {
 }
 
 _COMPONENTS = (".vue", ".svelte")
+# import.meta.glob as Vite reads it (tinyglobby/picomatch): `**`, braces, extglobs; dot
+# files matched too (a pattern is judged only when it matches nothing at all)
+_GLOB_FLAGS = wcglob.GLOBSTAR | wcglob.BRACE | wcglob.EXTGLOB | wcglob.DOTGLOB
+_GLOB_MAGIC = re.compile(r"[*?\[\]{}()!+@]")
+_SHOWN_LISTED = 5  # in an import.meta.glob message: files of the folder shown
 _SHOWN_GROUPS = 4  # in a phantom-import message: stems tried
 _SHOWN_PER_GROUP = 4  # and extensions of each
 
@@ -123,14 +130,18 @@ def normalize_distribution(name: str) -> str:
 
 
 def check_imports(facts: FileFacts, resolver: Resolver, lookup: Callable[[str], FileFacts | None],
-                  env: Environment, *, files: Collection[str] = (), installed: Installed | None = None) -> ImportCheck:
+                  env: Environment, *, files: Collection[str] = (), installed: Installed | None = None,
+                  unlisted_below: Callable[[str], bool] | None = None) -> ImportCheck:
     """The import findings of one file. ``files`` (optional) is every workspace file, for the
-    nearest-path quick fix of a phantom import; without it no path is suggested.
+    nearest-path quick fix of a phantom import and the files an ``import.meta.glob`` pattern
+    matches; without it no path is suggested and no pattern judged. ``unlisted_below``
+    (optional) says whether the walk left out a folder or a file (ignored, excluded) at or
+    below a folder (``AnalysisInput.unlisted_below``): a pattern starting there is not judged.
     ``installed`` (optional) reads installed npm packages: with it, a subpath a package does
     not have and a name its declaration files do not export are judged too. What is read
     under ``node_modules`` is not a dependency edge: ``Environment.node_modules_stamp``
     changes with every install instead."""
-    return _Checker(facts, resolver, lookup, env, files, installed).run()
+    return _Checker(facts, resolver, lookup, env, files, installed, unlisted_below).run()
 
 
 def _folders_up(path: str) -> list[str]:
@@ -157,8 +168,10 @@ def _relative(spec: str) -> bool:
 
 class _Checker:
     def __init__(self, facts: FileFacts, resolver: Resolver, lookup: Callable[[str], FileFacts | None],
-                 env: Environment, files: Collection[str], installed: Installed | None = None) -> None:
+                 env: Environment, files: Collection[str], installed: Installed | None = None,
+                 unlisted_below: Callable[[str], bool] | None = None) -> None:
         self.facts = facts
+        self.unlisted_below = unlisted_below
         self.installed = installed
         self.path = facts.path
         self.python = facts.language == "python"
@@ -189,8 +202,9 @@ class _Checker:
             self.deps.add(r.path)
         return r
 
-    def add(self, code: str, imp: Import, span: Span, message: str, fixes: tuple = (), **data: object) -> None:
-        severity = "warning" if imp.guarded else CODES[code].severity
+    def add(self, code: str, imp: Import, span: Span, message: str, fixes: tuple = (), *, severity: str = "",
+            **data: object) -> None:
+        severity = severity or ("warning" if imp.guarded else CODES[code].severity)
         extra: list[tuple[str, object]] = [("module", imp.module)]
         if imp.name not in ("", "*"):
             extra.append(("name", imp.name))
@@ -202,7 +216,10 @@ class _Checker:
     def run(self) -> ImportCheck:
         seen: set[tuple[str, str]] = set()
         for imp in self.facts.imports:
-            if imp.kind == "glob" or not imp.module:
+            if imp.kind == "glob":
+                self.glob_import(imp)
+                continue
+            if not imp.module:
                 continue
             module_judged = imp.module in {m for m, _ in seen}
             seen.add((imp.module, imp.name))
@@ -223,6 +240,44 @@ class _Checker:
         return ImportCheck(tuple(findings), frozenset(self.deps))
 
     # ------------------------------------------------------------------ JavaScript/TypeScript
+    def glob_import(self, imp: Import) -> None:
+        """An ``import.meta.glob`` pattern that matches no file: Vite gives an empty object,
+        without a word. Judged only for a pattern relative to the file (``./``, ``../``); a
+        negation (``!``), a root-absolute pattern (the Vite root is not known) and an alias
+        are not judged. The edge is on the folder the pattern starts in."""
+        pattern = imp.module
+        if not self.files or not pattern.startswith(("./", "../")):
+            return
+        base = self.path.split("/")[:-1]
+        segments = pattern.split("/")
+        head = 0
+        while head < len(segments) - 1 and not _GLOB_MAGIC.search(segments[head]):
+            seg = segments[head]
+            if seg == "..":
+                if not base:
+                    return  # above the workspace
+                base.pop()
+            elif seg not in (".", ""):
+                base.append(seg)
+            head += 1
+        folder = "/".join(base)
+        rest = "/".join(segments[head:])
+        self.deps.add(FOLDER_EDGE + folder)
+        prefix = folder + "/" if folder else ""
+        below = sorted(f[len(prefix):] for f in self.files if f.startswith(prefix))
+        if any(wcglob.globmatch(f, rest, flags=_GLOB_FLAGS) for f in below):
+            return
+        if self.unlisted_below is not None and self.unlisted_below(folder):
+            return  # it may match what the walk left out (generated files, an ignored folder)
+        shown = folder or "the workspace root"
+        if not below:
+            where = f"no file is below {shown}"
+        else:
+            names = ", ".join(below[:_SHOWN_LISTED]) + (", ..." if len(below) > _SHOWN_LISTED else "")
+            where = f"{shown} has {len(below)} file(s): {names}"
+        self.add("phantom-import", imp, imp.module_span or imp.span,
+                 f"import.meta.glob('{pattern}') matches no file ({where})", severity="warning")
+
     def js_import(self, imp: Import, module_judged: bool) -> None:
         spec = imp.module
         r = self.resolve(self.path, spec)

@@ -278,6 +278,12 @@ class ClientDef:
     base_unknown: bool = False
 
 
+# A dependency edge on the files below a folder (``dir:src/pages``): a finding that lists
+# files (an ``import.meta.glob`` pattern) is judged again when a file below that folder
+# appears or goes away, not when one changes.
+FOLDER_EDGE = "dir:"
+
+
 @dataclass(frozen=True)
 class Import:
     """``module`` as written (``./config``, ``axios``, ``.config``, ``app.api``); ``name`` is

@@ -20,7 +20,7 @@ from specward.analyzers import serial
 from specward.analyzers.analyses import Context, analyze
 from specward.analyzers.extract import EXTRACTOR_VERSION
 from specward.analyzers.http import Linker
-from specward.analyzers.model import FileFacts
+from specward.analyzers.model import FOLDER_EDGE, FileFacts
 
 from .cache import FactsCache
 from .config import load_config
@@ -36,6 +36,14 @@ log = logging.getLogger(__name__)
 Progress = Callable[[int, int], None]
 
 PARALLEL_THRESHOLD = 400
+LISTED = ""  # the "digest" of a linked file that is not a source, in a cached row: present by name
+
+
+def _folder(dep: str) -> str | None:
+    """A folder edge's "digest" in a cached row: never one a file has, so a row with one is
+    judged again at the next start (what is below a folder is not kept); None (absent) for
+    any other path without a digest."""
+    return dep if dep.startswith(FOLDER_EDGE) else None
 BATCH = 64
 MAX_RESTARTS = 24  # of parser processes in one build (a crashing file costs about six)
 
@@ -309,8 +317,11 @@ class BuildSteps:
         that must be linked again. (Called on a cleared index: nothing to unlink first.)"""
         cached = self.cache.load_links(self._links_key) if self.cache else {}
         relink = []
-        digests = self.digests
-        have, known = digests.items(), digests.keys()
+        # a file that is not a source is present by name only (LISTED): one that appeared
+        # since is not absent any more, one that went away is not present
+        listed = dict.fromkeys(self.analysis_input.files, LISTED)
+        listed.update(self.digests)
+        have, known = listed.items(), listed.keys()
         rdeps, ardeps = self.rdeps, self.ardeps
         for rel in rels:
             row = cached.get(rel)
@@ -346,12 +357,13 @@ class BuildSteps:
         if not self.cache or not self._dirty_links:
             return []
         rows = []
+        files = self.analysis_input.files
         for rel in self._dirty_links:
             if rel in self.calls and rel in self.digests and self.facts.live(rel) is None:
                 # valid while every path either step read is unchanged; each step's own
                 # edges are kept apart
                 links, edges = self.deps.get(rel, set()), self.adeps.get(rel, frozenset())
-                rows.append((rel, {d: self.digests.get(d) for d in links | edges},
+                rows.append((rel, {d: self.digests.get(d, LISTED if d in files else _folder(d)) for d in links | edges},
                              self.calls[rel], (self.problems.get(rel, ()), self.routes.get(rel, ()),
                                                self._matches_of(rel), self.analysis_findings.get(rel, ()),
                                                tuple(sorted(edges)), tuple(sorted(links)))))

@@ -414,7 +414,7 @@ class WorkspaceIndex(BuildSteps, UpdateSteps):
 
     def tracked(self, rel: str) -> bool:
         return (rel in CONFIG_FILES or self.ws.wanted(rel) or self._resolves_with(rel) or is_input_file(rel)
-                or rel in self.rdeps or rel in self.ardeps)
+                or rel in self.rdeps or rel in self.ardeps or bool(self.folder_dependents(rel)))
 
     # ================================================================== module resolution
     def _resolves_with(self, rel: str) -> bool:

@@ -98,17 +98,21 @@ def analysis_input(root: Path, ws: "Workspace", settings: "Settings", sources: l
     except Exception as exc:  # noqa: BLE001 - no repeated-hallucination findings then
         log.warning("cannot read the fix-history ledger: %s", exc)
     options = (("repeat_error_count", getattr(settings, "repeat_error_count", None)),)
-    return AnalysisInput(files=others, sources=frozenset(sources), environment=environment, patterns=patterns,
-                         options=options), problems
+    return AnalysisInput(files=others, sources=frozenset(sources),
+                         unlisted=frozenset(getattr(ws, "unlisted", ())),
+                         unlisted_dirs=frozenset(getattr(ws, "unlisted_dirs", ())),
+                         environment=environment, patterns=patterns, options=options), problems
 
 
 def inputs_key(inputs: AnalysisInput) -> str:
     """A digest of the inputs that does not depend on set order (string hashing differs
     between processes): cached link results are valid only under the same inputs. The
     file lists are left out: whether a file exists is a dependency edge of the files that
-    asked (its creation re-judges them), not an input of every file."""
+    asked (its creation re-judges them), not an input of every file (a path the walk did
+    not list is an edge too, absent from the index: a cached row that probed one stays valid)."""
     h = hashlib.blake2b(digest_size=8)
-    h.update(repr(_canonical(dataclasses.replace(inputs, files=frozenset(), sources=frozenset())))
+    h.update(repr(_canonical(dataclasses.replace(inputs, files=frozenset(), sources=frozenset(), unlisted=frozenset(),
+                                                 unlisted_dirs=frozenset())))
              .encode("utf-8", "surrogatepass"))
     return h.hexdigest()
 

@@ -13,7 +13,7 @@ from typing import Iterable
 from specward.analyzers.extract import extract_edited
 from specward.analyzers.extract.incremental import edited_incrementally
 from specward.analyzers.http import HttpCall
-from specward.analyzers.model import Finding, Span
+from specward.analyzers.model import FOLDER_EDGE, Finding, Span
 
 from .parsing import extract_safely
 from .inputs import ambient_modules, is_input_file
@@ -72,7 +72,7 @@ class UpdateSteps:
                 affected |= self.reload_inputs()
             if self.ws.is_excluded(rel):
                 return affected  # (a ledger in .specward/, a manifest in an excluded folder)
-            if (rel in self.rdeps or rel in self.ardeps) and not self.ws.is_source(rel) \
+            if (rel in self.rdeps or rel in self.ardeps or self.folder_dependents(rel)) and not self.ws.is_source(rel) \
                     and not self.ws.is_contract(rel, text) \
                     and rel not in self.contracts:
                 return affected | self._other_file_changed(rel)
@@ -94,13 +94,17 @@ class UpdateSteps:
     def _update_source(self, rel: str, text: str | None, incremental: bool = False) -> set[str]:
         old_unused = {f.span for f in self.unused}
         change = None
+        listing: set[str] = set()  # judged again because a file appeared or went away below a folder
         if text is None:
             self._edit_states.pop(rel, None)
             existed = self.facts.drop(rel)
             self.digests.pop(rel, None)
             if not existed:
                 return {rel}
+            listing = self._listing_changed(rel, False, "sources")
         else:
+            if rel not in self.digests:
+                listing = self._listing_changed(rel, True, "sources")
             digest = digest_of(text.encode("utf-8", "surrogatepass"))
             if self.digests.get(rel) == digest and rel in self.facts:
                 return set()
@@ -112,7 +116,7 @@ class UpdateSteps:
                 return {rel}  # no fact changed, only where they are: nothing to link or match
         linked = {rel} | self.rdeps.get(rel, set())
         self._link(linked)
-        judged = self.ardeps.get(rel, set()) - linked  # reached only through an analysis edge
+        judged = (self.ardeps.get(rel, set()) | listing) - linked  # reached only through an analysis edge
         self._analyze(judged)
         affected = linked | judged | self._rematch(linked)
         if {f.span for f in self.unused} != old_unused:
@@ -260,17 +264,31 @@ class UpdateSteps:
         before = sorted(m for m, r in declared.items() if r == rel)
         return before != sorted(set(ambient_modules(text or "")))
 
+    def folder_dependents(self, rel: str) -> set[str]:
+        """The files whose findings list the files below a folder of ``rel`` (their
+        ``FOLDER_EDGE`` edges): a file appearing there or going away changes them."""
+        out: set[str] = set()
+        folder = rel
+        while folder:
+            folder = folder.rpartition("/")[0]
+            out |= self.ardeps.get(FOLDER_EDGE + folder, set())
+        return out
+
+    def _listing_changed(self, rel: str, present: bool, kind: str) -> set[str]:
+        """``rel`` appeared (``present``) or went away: the analyses' file list (``kind``:
+        ``files`` or ``sources``) follows, and the files with an edge on one of its folders
+        are returned."""
+        listed = getattr(self.analysis_input, kind)
+        if (rel in listed) != present:
+            self.analysis_input = replace(self.analysis_input, **{kind: listed | {rel} if present else listed - {rel}})
+        return self.folder_dependents(rel)
+
     def _other_file_changed(self, rel: str) -> set[str]:
         """A file that is not a source (a stylesheet, an image) appeared or went away, and
-        some file's analyses asked for it: those are judged again."""
-        files = set(self.analysis_input.files)
-        if (self.root / rel).exists():
-            files.add(rel)
-        else:
-            files.discard(rel)
-        self.analysis_input = replace(self.analysis_input, files=frozenset(files))
+        some file's analyses asked for it or list its folder: those are judged again."""
+        listing = self._listing_changed(rel, (self.root / rel).exists(), "files")
         linked = set(self.rdeps.get(rel, ()))
         self._link(linked)
-        judged = self.ardeps.get(rel, set()) - linked
+        judged = (self.ardeps.get(rel, set()) | listing) - linked
         self._analyze(judged)
         return linked | judged | self._rematch(linked)

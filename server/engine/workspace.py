@@ -131,6 +131,10 @@ class Workspace:
         self.missing_contracts: list[str] = []  # explicit files that did not exist at the last walk
         self.configs: list[str] = []  # the module resolver's configuration files at the last walk
         self.others: list[str] = []  # the files that are neither sources nor contracts, at the last walk
+        # what the last walk saw but did not list: files excluded (a .gitignore, a setting) and
+        # folders it did not enter. They exist all the same: an import of one is not judged
+        self.unlisted: set[str] = set()
+        self.unlisted_dirs: set[str] = set()
         # what the last walk refused, with why: links out of the workspace, folders too deep
         self.skipped: dict[str, str] = {}
 
@@ -309,15 +313,18 @@ class Workspace:
                     continue
                 if is_dir:
                     if entry.name in self.exclude_names or self._excluded_by_rules(rel + "/x"):
+                        self.unlisted_dirs.add(rel)
                         continue
                     if is_link:
                         real = os.path.realpath(entry.path)
                         if not is_within(real, self._real_root):
                             self.skipped[rel] = f"a symlink to {shown(real)}, outside the workspace: not followed"
+                            self.unlisted_dirs.add(rel)
                             continue
                     if depth + 1 > max_depth:
                         self.skipped[rel] = (f"a folder more than {max_depth} levels below the workspace root: "
                                              "not walked (the max_depth setting)")
+                        self.unlisted_dirs.add(rel)
                         continue
                     subdirs.append((rel, entry.path))
                     continue
@@ -331,6 +338,7 @@ class Workspace:
                 except OSError:
                     continue
                 if self.is_excluded(rel):
+                    self.unlisted.add(rel)
                     continue
                 if is_link and rel not in self.contract_files:
                     real = os.path.realpath(entry.path)
@@ -349,6 +357,7 @@ class Workspace:
         configs: list[str] = []
         others: list[str] = []
         self.skipped = dict(self.refused_contracts)
+        self.unlisted, self.unlisted_dirs = set(), set()
         for rel in self._walk("", str(self.root), set()):
             if is_resolver_config(rel):
                 configs.append(rel)

@@ -547,3 +547,43 @@ def test_python_standard_library_names_beat_a_sibling_module_and_stubs_count():
     assert tree.verdicts("lib/richish/console.py") == [
         ("missing-export", "error", "'neither' is not defined in lib/richish/_typed.py"),
     ]
+
+
+GLOB_APP = """
+//- src/router.ts
+export const views = import.meta.glob('./views/*.vue');
+export const nested = import.meta.glob('./views/**/*.{vue,tsx}', { eager: true });
+export const typo = import.meta.glob('./view/*.vue');
+export const wrongKind = import.meta.glob(['./views/*.tsx', '!./views/_*.tsx']);
+export const locales = import.meta.glob('../locales/*.json', { import: 'default' });
+export const above = import.meta.glob('../../outside/*.md');
+export const rooted = import.meta.glob('/src/nothing/*.ts');
+export const aliased = import.meta.glob('@/nothing/*.ts');
+//- src/views/Home.vue
+<template><main /></template>
+//- src/views/admin/Users.tsx
+export default function Users() { return null; }
+//- locales/en.json
+{"hello": "Hello"}
+"""
+
+
+def test_an_import_meta_glob_pattern_that_matches_no_file_is_a_phantom_import_warning():
+    tree = Tree(GLOB_APP)
+    found = [(dict(f.data)["module"], f.severity, f.message) for f in tree.check("src/router.ts").findings]
+    assert found == [
+        ("./view/*.vue", "warning", "import.meta.glob('./view/*.vue') matches no file (no file is below src/view)"),
+        ("./views/*.tsx", "warning",
+         "import.meta.glob('./views/*.tsx') matches no file (src/views has 2 file(s): Home.vue, admin/Users.tsx)"),
+    ]  # `**` reaches Users.tsx, `../` the root's locales; a negation, a root-absolute pattern,
+    # an alias and a pattern above the workspace are not judged
+
+
+def test_an_import_meta_glob_depends_on_its_folder_and_trusts_what_the_walk_left_out():
+    tree = Tree(GLOB_APP)
+    assert {"dir:src/view", "dir:src/views", "dir:locales"} <= tree.check("src/router.ts").deps
+    facts = tree.facts["src/router.ts"]
+    resolver = Resolver(tree.config, lambda p: p in tree.files)
+    ignored = check_imports(facts, resolver, tree.lookup, tree.env, files=list(tree.files),
+                            unlisted_below=lambda folder: folder == "src/view")  # an ignored folder
+    assert [dict(f.data)["module"] for f in ignored.findings] == ["./views/*.tsx"]

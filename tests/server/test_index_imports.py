@@ -73,6 +73,67 @@ def test_a_module_or_an_asset_that_appears_clears_its_phantom_import(tmp_path: P
     _same_as_fresh(idx, root, ["src/app.ts"])
 
 
+def test_an_asset_that_appears_or_goes_between_two_runs_is_seen_by_the_cached_verdicts(tmp_path: Path):
+    root = _ws(tmp_path, {"src/app.ts": "import logo from './logo.svg';\nexport const img = logo;\n"})
+    runs = []
+    for present in (False, True, False):
+        if present:
+            (root / "src/logo.svg").write_text("<svg/>\n")
+        else:
+            (root / "src/logo.svg").unlink(missing_ok=True)
+        idx = WorkspaceIndex(root)  # the cache of the run before
+        idx.build()
+        runs.append(_codes(idx, "src/app.ts"))
+    assert runs == [["phantom-import"], [], ["phantom-import"]]
+
+
+def test_a_file_the_walk_does_not_list_exists_all_the_same(tmp_path: Path):
+    # generated code in an ignored folder, an ignored file, an excluded folder: tsc reads them
+    root = _ws(tmp_path, {".gitignore": "src/gen/\n*.local.ts\n",
+                          "specward.toml": "exclude = [\"vendor\"]\n",
+                          "src/gen/api.ts": "export const client = 1;\n",
+                          "src/keys.local.ts": "export const key = 'k';\n",
+                          "vendor/chart.js": "export default 1;\n",
+                          "src/app.ts": "import { client } from './gen/api';\nimport { key } from './keys.local';\n"
+                                        "import chart from '../vendor/chart.js';\nimport { nope } from './gone';\n"
+                                        "export const all = [client, key, chart, nope];\n"})
+    (root / ".git").mkdir()
+    idx = WorkspaceIndex(root, use_cache=False)
+    idx.build()
+    found = [(f.code, dict(f.data)["module"]) for f in idx.findings("src/app.ts") if f.code == "phantom-import"]
+    assert found == [("phantom-import", "./gone")]
+
+
+def test_an_import_meta_glob_is_judged_again_when_a_file_appears_or_goes_below_its_folder(tmp_path: Path):
+    root = _ws(tmp_path, {"src/pages.ts": "export const pages = import.meta.glob('./pages/**/*.tsx');\n"
+                                          "export const posts = import.meta.glob('./posts/*.md');\n",
+                          "src/pages/Home.vue": "<template><main /></template>\n"})
+    idx = WorkspaceIndex(root)
+    idx.build()
+    modules = lambda: sorted(dict(f.data)["module"] for f in idx.findings("src/pages.ts"))  # noqa: E731
+    assert modules() == ["./pages/**/*.tsx", "./posts/*.md"]
+    (root / "src/pages/admin").mkdir()
+    (root / "src/pages/admin/Users.tsx").write_text("export default function Users() { return null; }\n")
+    assert idx.tracked("src/pages/admin/Users.tsx")
+    assert "src/pages.ts" in idx.update_from_disk("src/pages/admin/Users.tsx")  # a source appeared
+    assert modules() == ["./posts/*.md"]
+    (root / "src/posts").mkdir()
+    (root / "src/posts/hello.md").write_text("# Hello\n")
+    assert idx.tracked("src/posts/hello.md")
+    assert "src/pages.ts" in idx.update_from_disk("src/posts/hello.md")  # a file that is not a source
+    assert modules() == []
+    _same_as_fresh(idx, root, ["src/pages.ts"])
+    (root / "src/pages/admin/Users.tsx").unlink()
+    assert "src/pages.ts" in idx.update_from_disk("src/pages/admin/Users.tsx")
+    assert modules() == ["./pages/**/*.tsx"]
+    idx.facts.wait_stored()
+    idx.persist(["src/pages.ts"])  # that verdict reaches the cache
+    (root / "src/pages/admin/Users.tsx").write_text("export default function Users() { return null; }\n")
+    warm = WorkspaceIndex(root)  # a folder edge's verdict is never taken from the cache
+    warm.build()
+    assert [f.code for f in warm.findings("src/pages.ts")] == []
+
+
 def test_a_ledger_written_meanwhile_is_read_and_judges_every_file(tmp_path: Path):
     from specward.server.engine.ledger import record_fix
 
