@@ -56,6 +56,7 @@ class AnalysisInput:
     environment: object | None = None
     patterns: object | None = None
     options: tuple[tuple[str, object], ...] = ()
+    invariants: tuple = ()  # invariants.Rule, from the configuration and import-linter's contracts
 
     @cached_property
     def all_files(self) -> frozenset[str]:
@@ -101,6 +102,7 @@ class Context:
     lookup: Lookup
     config: ResolverConfig
     installed: Installed | None = None  # installed packages' files (package_entry.Installed)
+    memo: dict = field(default_factory=dict)  # what analyses share within the batch (chains searched)
     _probed: list[set[str]] = field(default_factory=list)
     _resolver: Resolver | None = None
 
@@ -170,9 +172,37 @@ def _ledger(facts: FileFacts, ctx: Context) -> tuple[tuple[Finding, ...], frozen
     return tuple(match_imports(facts, ctx.inputs.patterns, target_of, error_from=error_from)), frozenset(deps)
 
 
+def _invariants(facts: FileFacts, ctx: Context) -> tuple[tuple[Finding, ...], frozenset[str]]:
+    from .invariants import check_invariants
+    from .resolve import FILE, PACKAGE
+
+    deps: set[str] = set()
+
+    def target(importer: str, imp) -> tuple[str | None, str | None]:
+        python = importer.endswith((".py", ".pyi"))
+        if python and imp.name not in ("", "*"):  # `from shop.api import routes`: the submodule, if it is one
+            sub = ctx.resolver.resolve(importer, imp.module + ("" if imp.module.endswith(".") else ".") + imp.name,
+                                       "python")
+            if sub.kind == FILE and sub.path and not in_installed(sub.path):
+                deps.update(sub.probed)
+                return sub.path, None
+        r = ctx.resolver.resolve(importer, imp.module, "python" if python else None)
+        deps.update(r.probed)
+        if r.kind == FILE and r.path and not in_installed(r.path):
+            return r.path, None
+        if r.kind == PACKAGE or (r.kind == FILE and r.path):
+            name = imp.module if imp.module and not imp.module.startswith(".") else (r.package or "")
+            return None, name.split("/")[0] if not name.startswith("@") else "/".join(name.split("/")[:2])
+        return None, None
+
+    found, read = check_invariants(facts, ctx.inputs.invariants, target, ctx.lookup, ctx.memo)
+    return found, frozenset(deps | read)
+
+
 ANALYSES: tuple[Analysis, ...] = (
     Analysis("imports", _imports, lambda facts, inputs: bool(facts.imports or facts.exports)),
     Analysis("ledger", _ledger, lambda facts, inputs: inputs.patterns is not None and bool(facts.imports)),
+    Analysis("invariants", _invariants, lambda facts, inputs: bool(inputs.invariants) and bool(facts.imports or facts.exports)),
 )
 
 

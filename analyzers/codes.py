@@ -31,6 +31,7 @@ CODES: dict[str, Code] = {
         Code("hallucinated-package", "error", "Import of a package that no registry knows"),
         Code("repeated-hallucination", "warning", "Import that repeats a mistake recorded in the fix-history ledger"),
         Code("ledger-invalid", "warning", "Fix-history ledger line that cannot be read"),
+        Code("invariant-violation", "error", "Import that crosses an architecture rule (layers, forbidden, independence)"),
     )
 }
 

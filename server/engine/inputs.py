@@ -31,12 +31,13 @@ MANIFEST_NAMES = ("package.json", "pyproject.toml", "setup.cfg", "Pipfile")
 LOCKFILES = ("package-lock.json", "npm-shrinkwrap.json", "pnpm-lock.yaml", "yarn.lock", "bun.lockb", "uv.lock",
              "poetry.lock", "Pipfile.lock")
 LEDGER_FILES = (".specward/fix-history.jsonl", ".ai-spec-fix-history.json")
+RULE_FILES = (".importlinter",)  # import-linter's contracts (also in setup.cfg, pyproject.toml)
 
 
 def is_input_file(rel: str) -> bool:
     """Whether a change of this workspace file may change an ``AnalysisInput``."""
     name = basename(rel)
-    return (rel in LEDGER_FILES or name in MANIFEST_NAMES or name in LOCKFILES
+    return (rel in LEDGER_FILES or rel in RULE_FILES or name in MANIFEST_NAMES or name in LOCKFILES
             or (name.startswith("requirements") and name.endswith((".txt", ".in"))))
 
 
@@ -97,11 +98,20 @@ def analysis_input(root: Path, ws: "Workspace", settings: "Settings", sources: l
             problems[f.file] = (*problems.get(f.file, ()), f)
     except Exception as exc:  # noqa: BLE001 - no repeated-hallucination findings then
         log.warning("cannot read the fix-history ledger: %s", exc)
+    rules: tuple = ()
+    try:
+        from .invariants_config import read_rules
+
+        rules, found = read_rules(root, list(getattr(settings, "invariants", []) or []))
+        for f in found:
+            problems[f.file] = (*problems.get(f.file, ()), f)
+    except Exception as exc:  # noqa: BLE001 - no architecture rules then
+        log.warning("cannot read the architecture rules: %s", exc)
     options = (("repeat_error_count", getattr(settings, "repeat_error_count", None)),)
     return AnalysisInput(files=others, sources=frozenset(sources),
                          unlisted=frozenset(getattr(ws, "unlisted", ())),
                          unlisted_dirs=frozenset(getattr(ws, "unlisted_dirs", ())),
-                         environment=environment, patterns=patterns, options=options), problems
+                         environment=environment, patterns=patterns, options=options, invariants=rules), problems
 
 
 def inputs_key(inputs: AnalysisInput) -> str:

@@ -1,0 +1,191 @@
+"""The architecture rules (``analyzers.invariants.Rule``) of a workspace: specward's own
+``[[invariants]]`` tables and import-linter's contracts (``.importlinter``, ``setup.cfg``,
+``[tool.importlinter]`` in ``pyproject.toml``), so that import-linter users get editor
+diagnostics for the contracts they already have.
+
+Each rule is validated alone (pydantic): an invalid one is reported on its file
+(``config-invalid``) and left out; the others still apply. A contract type specward does
+not check (``acyclic_siblings``, ``protected``, a custom one) is reported once, as
+information. Never raises.
+"""
+
+from __future__ import annotations
+
+import configparser
+import logging
+import re
+import tomllib
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from specward.analyzers.codes import CODES
+from specward.analyzers.invariants import Rule
+from specward.analyzers.model import Finding, Span
+
+from .reading import read_data
+
+log = logging.getLogger(__name__)
+
+IMPORTLINTER_FILES = ("setup.cfg", ".importlinter", "pyproject.toml")  # in the order lint-imports looks
+CONFIG_BYTES = 1_000_000
+
+
+class _Invariant(BaseModel):
+    """One ``[[invariants]]`` table of specward's configuration."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    id: str = Field(min_length=1)
+    type: Literal["layers", "forbidden", "independence"]
+    name: str = ""
+    layers: list[str] = Field(default_factory=list, description="Highest first; 'a | b' independent siblings, "
+                              "'a : b' siblings that may import each other.")
+    containers: list[str] = Field(default_factory=list)
+    source: list[str] = Field(default_factory=list)
+    forbidden: list[str] = Field(default_factory=list)
+    modules: list[str] = Field(default_factory=list)
+    indirect: bool = True
+    ignore: list[str] = Field(default_factory=list, description="'importer -> imported' import edges to leave out.")
+
+    @field_validator("ignore")
+    @classmethod
+    def _arrows(cls, value: list[str]) -> list[str]:
+        bad = [v for v in value if "->" not in v]
+        if bad:
+            raise ValueError(f"an ignored import is written 'importer -> imported', not {bad[0]!r}")
+        return value
+
+    def rule(self, origin: str) -> list[Rule]:
+        ignore = tuple(tuple(x.strip() for x in v.split("->", 1)) for v in self.ignore)
+        if self.type == "layers":
+            if len(self.layers) < 2:
+                raise ValueError("a layers rule needs at least two layers")
+            rules = []
+            for container in self.containers or [""]:
+                layers, independent = [], []
+                for line in self.layers:
+                    sep = "|" if "|" in line else ":"
+                    names = [n.strip().strip("()").strip() for n in line.split(sep) if n.strip()]
+                    layers.append(tuple(f"{container}.{n}" if container else n for n in names))
+                    independent.append(sep == "|" and len(names) > 1)
+                rid = self.id if len(self.containers) < 2 else f"{self.id}:{container}"
+                rules.append(Rule(rid, "layers", layers=tuple(layers), independent=tuple(independent),
+                                  indirect=self.indirect, ignore=ignore, origin=origin, name=self.name))  # type: ignore[arg-type]
+            return rules
+        if self.type == "forbidden":
+            if not self.source or not self.forbidden:
+                raise ValueError("a forbidden rule needs source and forbidden modules")
+            return [Rule(self.id, "forbidden", sources=tuple(self.source), targets=tuple(self.forbidden),
+                         indirect=self.indirect, ignore=ignore, origin=origin, name=self.name)]  # type: ignore[arg-type]
+        if len(self.modules) < 2:
+            raise ValueError("an independence rule needs at least two modules")
+        return [Rule(self.id, "independence", modules=tuple(self.modules), indirect=self.indirect,
+                     ignore=ignore, origin=origin, name=self.name)]  # type: ignore[arg-type]
+
+
+def read_rules(root: Path, tables: list[dict]) -> tuple[tuple[Rule, ...], list[Finding]]:
+    """The rules of specward's configuration (``tables``: the ``invariants`` setting, each a
+    raw table) and of import-linter's configuration files, and the problems found."""
+    rules: list[Rule] = []
+    problems: list[Finding] = []
+    origin = "specward.toml" if (root / "specward.toml").is_file() else "pyproject.toml"
+    for i, table in enumerate(tables):
+        rules_of, problem = _validated(table, origin, f"invariants[{i}]")
+        rules.extend(rules_of)
+        if problem:
+            problems.append(_problem(origin, Span(0, 0), problem))
+    for name in IMPORTLINTER_FILES:
+        data, reason = read_data(str(root), name, CONFIG_BYTES)
+        if data is None:
+            continue
+        try:
+            text = data.decode("utf-8")
+            contracts = _importlinter_contracts(name, text)
+        except (UnicodeDecodeError, configparser.Error, tomllib.TOMLDecodeError) as exc:
+            if name == ".importlinter":
+                problems.append(_problem(name, Span(0, 0), f"cannot read {name}: {exc}"))
+            continue
+        for cid, contract in contracts:
+            table = _from_importlinter(cid, contract)
+            if isinstance(table, str):
+                problems.append(Finding("config-invalid", "information", table, name, _span(text, cid)))
+                continue
+            rules_of, problem = _validated(table, name, f"contract {cid}")
+            rules.extend(rules_of)
+            if problem:
+                problems.append(_problem(name, _span(text, cid), problem))
+        if contracts:
+            break  # import-linter reads the first of these files that has contracts
+    seen: set[str] = set()
+    unique = []
+    for r in rules:
+        if r.id not in seen:
+            seen.add(r.id)
+            unique.append(r)
+    return tuple(unique), problems
+
+
+def _validated(table: dict, origin: str, where: str) -> tuple[list[Rule], str | None]:
+    try:
+        return _Invariant.model_validate(table).rule(origin), None
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        loc = ".".join(str(x) for x in err["loc"])
+        return [], f"invalid architecture rule {where}{' ' + loc if loc else ''}: {err['msg']}; the rule is not checked"
+    except ValueError as exc:
+        return [], f"invalid architecture rule {where}: {exc}; the rule is not checked"
+
+
+def _lines(value: object) -> list[str]:
+    if isinstance(value, list):
+        return [str(v).strip() for v in value if str(v).strip()]
+    return [ln.strip() for ln in str(value or "").splitlines() if ln.strip() and not ln.strip().startswith("#")]
+
+
+def _importlinter_contracts(name: str, text: str) -> list[tuple[str, dict]]:
+    if name == "pyproject.toml":
+        tool = tomllib.loads(text).get("tool", {})
+        section = tool.get("importlinter") if isinstance(tool, dict) else None
+        if not isinstance(section, dict):
+            return []
+        out = []
+        for i, c in enumerate(section.get("contracts") or []):
+            if isinstance(c, dict):
+                out.append((str(c.get("id") or c.get("name") or f"contract-{i + 1}"), c))
+        return out
+    parser = configparser.ConfigParser(interpolation=None)
+    parser.read_string(text)
+    if not parser.has_section("importlinter"):
+        return []
+    return [(sec.split(":", 2)[2], dict(parser[sec])) for sec in parser.sections()
+            if sec.startswith("importlinter:contract:")]
+
+
+def _from_importlinter(cid: str, c: dict) -> dict | str:
+    kind = str(c.get("type", ""))
+    table: dict = {"id": cid, "name": str(c.get("name", "")), "ignore": _lines(c.get("ignore_imports"))}
+    if kind == "layers":
+        table.update(type="layers", layers=_lines(c.get("layers")), containers=_lines(c.get("containers")))
+    elif kind == "forbidden":
+        allow = str(c.get("allow_indirect_imports", "false")).lower() in ("true", "1", "yes")
+        table.update(type="forbidden", source=_lines(c.get("source_modules")),
+                     forbidden=_lines(c.get("forbidden_modules")), indirect=not allow)
+    elif kind == "independence":
+        table.update(type="independence", modules=_lines(c.get("modules")))
+    else:
+        return f"import-linter contract {cid} is of type {kind or '(none)'}, which specward does not check"
+    return table
+
+
+def _span(text: str, cid: str) -> Span:
+    m = re.search(rf"(?m)^\[importlinter:contract:{re.escape(cid)}\]", text) or re.search(re.escape(cid), text)
+    if m is None:
+        return Span(0, 0)
+    start = len(text[: m.start()].encode())
+    return Span(start, start + len(m.group(0).encode()))
+
+
+def _problem(file: str, span: Span, message: str) -> Finding:
+    return Finding("config-invalid", CODES["config-invalid"].severity, message, file, span)

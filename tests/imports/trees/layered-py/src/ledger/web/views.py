@@ -1,0 +1,5 @@
+from ledger.services.accounts import open_account
+
+
+def create(request: dict) -> dict:
+    return open_account(request["owner"])
