@@ -5,17 +5,16 @@ independence, forbidden; direct imports and chains). ``lint-imports`` (the ``tes
 installs import-linter) checks the tree; specward reads the same file and checks it too.
 Each chain import-linter reports starts at an import (importer module, line): the sets of
 (contract, importer, line) must be equal, and each specward message names the chain's
-modules in order. Without ``lint-imports`` the test skips, unless
+modules in order. (``bench/invariants_corpus.py`` reads lint-imports' report, and does the
+same on a real project.) Without ``lint-imports`` the test skips, unless
 ``SPECWARD_REQUIRE_REFERENCE=1`` (then it fails).
 """
 
 from __future__ import annotations
 
-import configparser
+import importlib.util
 import os
-import re
 import shutil
-import subprocess
 import sys
 from pathlib import Path
 
@@ -26,40 +25,18 @@ from specward.server.engine.index import WorkspaceIndex
 HERE = Path(__file__).resolve().parent
 TREE = HERE / "trees" / "layered-py"
 REQUIRED = os.environ.get("SPECWARD_REQUIRE_REFERENCE") == "1"
-CHAIN_START = re.compile(r"^-\s+(?P<importer>[\w.]+) -> (?P<imported>[\w.]+) \(l\.(?P<line>\d+)\)")
-LINK = re.compile(r"^\s+(?P<importer>[\w.]+) -> (?P<imported>[\w.]+) \(l\.\d+\)")
-
-
-def _lint_imports() -> str | None:
-    found = shutil.which("lint-imports") or str(Path(sys.executable).parent / "lint-imports")
-    return found if Path(found).exists() else None
+_spec = importlib.util.spec_from_file_location("bench_invariants", HERE.parents[1] / "bench" / "invariants_corpus.py")
+bench = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(bench)  # type: ignore[union-attr]
 
 
 def _their_chains(root: Path) -> dict[tuple[str, str, int], list[str]]:
     """(contract name, importer module, line) -> the chain's modules, from lint-imports' report."""
-    exe = _lint_imports()
-    if exe is None:
+    if not (Path(sys.executable).parent / "lint-imports").exists() and shutil.which("lint-imports") is None:
         if REQUIRED:
             pytest.fail("lint-imports is not installed (pip install -e '.[test]')")
         pytest.skip("lint-imports is not installed")
-    proc = subprocess.run([exe, "--no-cache"], cwd=root, capture_output=True, text=True, timeout=300,
-                          env={**os.environ, "PYTHONPATH": str(root / "src")})
-    assert proc.returncode == 1, proc.stdout + proc.stderr  # the tree breaks every contract
-    out: dict[tuple[str, str, int], list[str]] = {}
-    lines = proc.stdout.splitlines()
-    contract, current = None, None
-    for i, line in enumerate(lines):
-        if i + 1 < len(lines) and set(lines[i + 1]) == {"-"} and len(lines[i + 1]) == len(line):
-            contract = line  # a title, underlined
-            continue
-        m = CHAIN_START.match(line)
-        if m and contract:
-            current = out[(contract, m["importer"], int(m["line"]))] = [m["importer"], m["imported"]]
-            continue
-        m = LINK.match(line)
-        if m and current is not None:
-            current.append(m["imported"])
-    return out
+    return bench.run_lint_imports(root, "src")
 
 
 def test_the_same_chains_as_lint_imports(tmp_path: Path):
@@ -67,9 +44,8 @@ def test_the_same_chains_as_lint_imports(tmp_path: Path):
     shutil.copytree(TREE, root)
     (root / ".git").mkdir()  # the project root, as a checkout has it
     theirs = _their_chains(root)
-    parser = configparser.ConfigParser()
-    parser.read(root / ".importlinter")
-    names = {sec.split(":", 2)[2]: parser[sec]["name"] for sec in parser.sections() if sec.startswith("importlinter:contract:")}
+    assert theirs, "lint-imports reports every contract of the tree broken"
+    names = bench.contract_names(root)
     idx = WorkspaceIndex(root, use_cache=False)
     idx.build()
     ours: dict[tuple[str, str, int], str] = {}
