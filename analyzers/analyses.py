@@ -155,6 +155,10 @@ def _imports(facts: FileFacts, ctx: Context) -> tuple[tuple[Finding, ...], froze
     inputs = ctx.inputs
     result = check_imports(facts, ctx.resolver, ctx.lookup, env, files=inputs.all_files, installed=ctx.installed,
                            unlisted_below=inputs.unlisted_below)
+    if inputs.invariants:  # an `imports-resolve` rule restates a phantom import of the files it names
+        from .invariants import imports_resolve
+
+        return (*result.findings, *imports_resolve(facts, inputs.invariants, result.findings)), result.deps
     return result.findings, result.deps
 
 
@@ -202,7 +206,8 @@ def _invariants(facts: FileFacts, ctx: Context) -> tuple[tuple[Finding, ...], fr
 ANALYSES: tuple[Analysis, ...] = (
     Analysis("imports", _imports, lambda facts, inputs: bool(facts.imports or facts.exports)),
     Analysis("ledger", _ledger, lambda facts, inputs: inputs.patterns is not None and bool(facts.imports)),
-    Analysis("invariants", _invariants, lambda facts, inputs: bool(inputs.invariants) and bool(facts.imports or facts.exports)),
+    Analysis("invariants", _invariants, lambda facts, inputs: bool(inputs.invariants) and (
+        bool(facts.imports or facts.exports) or any(r.kind == "required-symbol" for r in inputs.invariants))),
 )
 
 

@@ -37,9 +37,10 @@ from typing import Callable
 from wcmatch import glob as wcglob
 
 from .codes import CODES
-from .model import FileFacts, Finding, Import
+from .model import FileFacts, Finding, Import, Span
 
-KINDS = ("layers", "forbidden", "independence")
+KINDS = ("layers", "forbidden", "independence", "required-symbol", "imports-resolve")
+IMPORT_GRAPH_KINDS = KINDS[:3]
 _GLOB_FLAGS = wcglob.GLOBSTAR | wcglob.BRACE | wcglob.DOTGLOB
 _PY = (".py", ".pyi")
 _JS_SUFFIX = re.compile(r"\.(d\.)?[cm]?[jt]sx?$|\.(vue|svelte)$")
@@ -61,6 +62,7 @@ class Rule:
     sources: tuple[str, ...] = ()
     targets: tuple[str, ...] = ()
     modules: tuple[str, ...] = ()
+    symbols: tuple[str, ...] = ()
     indirect: bool = True
     ignore: tuple[tuple[str, str], ...] = ()
     origin: str = ""
@@ -131,6 +133,16 @@ def matches(pattern: str, path: str | None, package: str | None = None) -> bool:
     return False
 
 
+def is_module(pattern: str, path: str) -> bool:
+    """Whether ``path`` is the module ``pattern`` names itself (not one below it): a dotted
+    name of the Python file, the path with or without its extension, or a glob matching it."""
+    if "/" not in pattern:
+        return path.endswith(_PY) and pattern in module_names(path)[:-1]
+    if wcglob.is_magic(pattern, flags=_GLOB_FLAGS):
+        return wcglob.globmatch(path, pattern, flags=_GLOB_FLAGS)
+    return pattern in module_names(path) or path.rsplit(".", 1)[0] == pattern
+
+
 def _in(patterns: tuple[str, ...], path: str | None, package: str | None = None) -> str | None:
     return next((p for p in patterns if matches(p, path, package)), None)
 
@@ -151,6 +163,8 @@ class _Forbidden:
 
 
 def _duties(rule: Rule, path: str) -> _Forbidden | None:
+    if rule.kind not in IMPORT_GRAPH_KINDS:
+        return None
     if rule.kind == "layers":
         for i, layer in enumerate(rule.layers):
             own = _in(layer, path)
@@ -185,10 +199,10 @@ def check_invariants(facts: FileFacts, rules: tuple[Rule, ...], resolve: Resolve
     memo = {} if memo is None else memo
     path = facts.path
     deps: set[str] = set()
-    out: list[Finding] = []
+    out: list[Finding] = list(_required_symbols(facts, rules))
     duties = [d for d in (_duties(r, path) for r in rules) if d is not None and d.banned]
     if not duties:
-        return (), frozenset()
+        return tuple(out), frozenset()
     seen: set[tuple[str, str]] = set()
     for imp in _imports(facts):
         target = resolve(path, imp)
@@ -217,6 +231,40 @@ def check_invariants(facts: FileFacts, rules: tuple[Rule, ...], resolve: Resolve
             out.append(Finding("invariant-violation", CODES["invariant-violation"].severity, msg, path,
                                imp.module_span or imp.span, data))
     return tuple(out), frozenset(deps)
+
+
+def _required_symbols(facts: FileFacts, rules: tuple[Rule, ...]):
+    """``required-symbol``: a name the file must define (a definition, an export, or, in
+    Python, a name it imports: a module attribute all the same) and does not. A file with
+    an ``export *`` or exports that cannot be known is trusted."""
+    wanted = [r for r in rules if r.kind == "required-symbol" and any(is_module(m, facts.path) for m in r.modules)]
+    if not wanted or facts.open_exports or any(e.name == "*" for e in facts.exports):
+        return
+    have = {d.name for d in facts.definitions} | {e.name for e in facts.exports}
+    if facts.language == "python":
+        have |= {i.local for i in facts.imports if i.local}
+    for rule in wanted:
+        for name in rule.symbols:
+            if name not in have:
+                yield Finding("invariant-violation", CODES["invariant-violation"].severity,
+                              f"[{rule.id}] {shown_name(facts.path)} must define {name}", facts.path, Span(0, 0),
+                              (("rule", rule.id), ("symbol", name), ("origin", rule.origin)))
+
+
+def imports_resolve(facts: FileFacts, rules: tuple[Rule, ...], found: tuple[Finding, ...]) -> list[Finding]:
+    """``imports-resolve``: each ``phantom-import`` of a file the rule names is a violation
+    of the rule too (the context harness' import-resolution invariant)."""
+    wanted = [r for r in rules if r.kind == "imports-resolve" and _in(r.sources, facts.path)]
+    out = []
+    for rule in wanted:
+        for f in found:
+            if f.code == "phantom-import":
+                module = dict(f.data).get("module", "")
+                out.append(Finding("invariant-violation", CODES["invariant-violation"].severity,
+                                   f"[{rule.id}] every import of {shown_name(facts.path)} must resolve: "
+                                   f"'{module}' cannot be found",
+                                   f.file, f.span, (("rule", rule.id), ("module", module), ("origin", rule.origin))))
+    return out
 
 
 def _imports(facts: FileFacts) -> list[Import]:

@@ -38,7 +38,7 @@ class _Invariant(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     id: str = Field(min_length=1)
-    type: Literal["layers", "forbidden", "independence"]
+    type: Literal["layers", "forbidden", "independence", "required-symbol", "imports-resolve"]
     name: str = ""
     layers: list[str] = Field(default_factory=list, description="Highest first; 'a | b' independent siblings, "
                               "'a : b' siblings that may import each other.")
@@ -46,6 +46,9 @@ class _Invariant(BaseModel):
     source: list[str] = Field(default_factory=list)
     forbidden: list[str] = Field(default_factory=list)
     modules: list[str] = Field(default_factory=list)
+    module: str = Field(default="", description="required-symbol: the module (dotted or a path) that must define symbols.")
+    symbols: list[str] = Field(default_factory=list)
+    files: list[str] = Field(default_factory=list, description="imports-resolve: files whose imports must all resolve.")
     indirect: bool = True
     ignore: list[str] = Field(default_factory=list, description="'importer -> imported' import edges to leave out.")
 
@@ -79,6 +82,15 @@ class _Invariant(BaseModel):
                 raise ValueError("a forbidden rule needs source and forbidden modules")
             return [Rule(self.id, "forbidden", sources=tuple(self.source), targets=tuple(self.forbidden),
                          indirect=self.indirect, ignore=ignore, origin=origin, name=self.name)]  # type: ignore[arg-type]
+        if self.type == "required-symbol":
+            if not self.module or not self.symbols:
+                raise ValueError("a required-symbol rule needs a module and symbols")
+            return [Rule(self.id, "required-symbol", modules=(self.module,), symbols=tuple(self.symbols),
+                         origin=origin, name=self.name)]
+        if self.type == "imports-resolve":
+            if not self.files:
+                raise ValueError("an imports-resolve rule needs files")
+            return [Rule(self.id, "imports-resolve", sources=tuple(self.files), origin=origin, name=self.name)]
         if len(self.modules) < 2:
             raise ValueError("an independence rule needs at least two modules")
         return [Rule(self.id, "independence", modules=tuple(self.modules), indirect=self.indirect,
@@ -125,6 +137,23 @@ def read_rules(root: Path, tables: list[dict]) -> tuple[tuple[Rule, ...], list[F
             seen.add(r.id)
             unique.append(r)
     return tuple(unique), problems
+
+
+def missing_modules(root: Path, rules: tuple[Rule, ...], sources: list[str]) -> list[Finding]:
+    """A ``required-symbol`` rule whose module is no source file of the walk: reported on
+    the configuration (judged again when the index is built or its inputs are read again)."""
+    from specward.analyzers.invariants import is_module
+
+    out = []
+    for rule in rules:
+        if rule.kind == "required-symbol" and not any(is_module(rule.modules[0], s) for s in sources):
+            data, _ = read_data(str(root), rule.origin, CONFIG_BYTES)
+            text = data.decode("utf-8", "replace") if data else ""
+            out.append(Finding("invariant-violation", CODES["invariant-violation"].severity,
+                               f"[{rule.id}] no file is the module {rule.modules[0]}, which must define "
+                               f"{', '.join(rule.symbols)}", rule.origin, _span(text, rule.id),
+                               (("rule", rule.id), ("origin", rule.origin))))
+    return out
 
 
 def _validated(table: dict, origin: str, where: str) -> tuple[list[Rule], str | None]:

@@ -112,3 +112,47 @@ def test_patterns_name_modules_files_and_packages():
     assert matches("web/src/db", "web/src/db/client.ts") and matches("web/src/**/*.server.ts", "web/src/a/b.server.ts")
     assert matches("requests", None, "requests.adapters") and matches("@acme/db", None, "@acme/db")
     assert not matches("requests", None, "requests_oauthlib")
+
+
+def test_a_required_symbol_must_be_defined_by_the_module_itself():
+    fixture = """
+    //- app/config/payment.py
+    from app.config.defaults import TIMEOUT_S
+    RETRY_COUNT = 3
+    //- app/config/payment/extra.py
+    VALUE = 1
+    //- app/config/defaults.py
+    TIMEOUT_S = 10
+    //- web/src/config/limits.ts
+    export const retryCount = 3;
+    export { windowMs } from './window';
+    //- web/src/config/window.ts
+    export const windowMs = 1000;
+    //- web/src/config/all.ts
+    export * from './limits';
+    """
+    rules = (Rule("pay", "required-symbol", modules=("app.config.payment",), symbols=("RETRY_COUNT", "TIMEOUT_S", "CURRENCY")),
+             Rule("limits", "required-symbol", modules=("web/src/config/limits",), symbols=("retryCount", "windowMs", "burst")),
+             Rule("all", "required-symbol", modules=("web/src/config/all.ts",), symbols=("anything",)))
+    assert violations(fixture, *rules) == [
+        ("app/config/payment.py", "pay", "[pay] app.config.payment must define CURRENCY"),
+        ("web/src/config/limits.ts", "limits", "[limits] web/src/config/limits.ts must define burst"),
+    ]  # an imported name is a Python module attribute; `export *` cannot be known; a submodule is not the module
+
+
+def test_imports_resolve_restates_the_phantom_imports_of_the_files_it_names():
+    fixture = """
+    //- web/src/core/boot.ts
+    import { start } from './startt';
+    import { ready } from '../ui/ready';
+    //- web/src/ui/ready.ts
+    import { nope } from './gone';
+    export const ready = 1;
+    //- web/src/core/start.ts
+    export const start = 1;
+    """
+    rule = Rule("core-resolves", "imports-resolve", sources=("web/src/core",))
+    assert violations(fixture, rule) == [
+        ("web/src/core/boot.ts", "core-resolves",
+         "[core-resolves] every import of web/src/core/boot.ts must resolve: './startt' cannot be found"),
+    ]

@@ -73,3 +73,15 @@ def test_import_linter_contracts_in_pyproject_and_setup_cfg(tmp_path: Path):
                                     "name = One\ntype = independence\nmodules =\n    app.api\n    app.helpers\n")
     rules, _ = read_rules(root, [])
     assert [r.id for r in rules] == ["one"]  # the first file with contracts, in import-linter's order
+
+
+def test_a_required_module_that_does_not_exist_is_reported_on_the_configuration(tmp_path: Path):
+    root = _ws(tmp_path, {**APP, "specward.toml": (
+        '[[invariants]]\nid = "limits"\ntype = "required-symbol"\nmodule = "app.middleware.rate_limit"\n'
+        'symbols = ["limit"]\n')})
+    idx = WorkspaceIndex(root, use_cache=False)
+    idx.build()
+    found = [(f.code, f.message) for f in idx.findings("specward.toml")]
+    assert found == [("invariant-violation",
+                      "[limits] no file is the module app.middleware.rate_limit, which must define limit")]
+    assert idx.findings("specward.toml")[0].span.start == len('[[invariants]]\nid = "')
