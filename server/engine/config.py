@@ -11,7 +11,7 @@ import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
@@ -75,7 +75,7 @@ class Settings(BaseModel):
                                "tells the import checks what is installed); default: .venv, venv, VIRTUAL_ENV.")
     import_names: dict[str, str] = Field(default_factory=dict, description="Python import name -> the "
                                          "distribution that provides it, for names installed metadata does not map.")
-    invariants: list[dict] = Field(default_factory=list, description="Architecture rules ([[invariants]] "
+    invariants: list[Any] = Field(default_factory=list, description="Architecture rules ([[invariants]] "
                                    "tables: layers, forbidden, independence), each validated on its own.")
 
     @field_validator("severity")

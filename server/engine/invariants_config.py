@@ -52,6 +52,13 @@ class _Invariant(BaseModel):
     indirect: bool = True
     ignore: list[str] = Field(default_factory=list, description="'importer -> imported' import edges to leave out.")
 
+    @field_validator("layers", "containers", "source", "forbidden", "modules", "symbols", "files")
+    @classmethod
+    def _names(cls, value: list[str]) -> list[str]:
+        if any(not v.strip() for v in value):
+            raise ValueError("an empty name")
+        return [v.strip() for v in value]
+
     @field_validator("ignore")
     @classmethod
     def _arrows(cls, value: list[str]) -> list[str]:
@@ -103,11 +110,17 @@ def read_rules(root: Path, tables: list[dict]) -> tuple[tuple[Rule, ...], list[F
     rules: list[Rule] = []
     problems: list[Finding] = []
     origin = "specward.toml" if (root / "specward.toml").is_file() else "pyproject.toml"
+    own_text = None
     for i, table in enumerate(tables):
         rules_of, problem = _validated(table, origin, f"invariants[{i}]")
         rules.extend(rules_of)
         if problem:
-            problems.append(_problem(origin, Span(0, 0), problem))
+            if own_text is None:
+                data, _ = read_data(str(root), origin, CONFIG_BYTES)
+                own_text = data.decode("utf-8", "replace") if data else ""
+            rid = table.get("id") if isinstance(table, dict) else None
+            span = _span(own_text, str(rid)) if isinstance(rid, str) and rid else Span(0, 0)
+            problems.append(_problem(origin, span, problem))
     for name in IMPORTLINTER_FILES:
         data, reason = read_data(str(root), name, CONFIG_BYTES)
         if data is None:
