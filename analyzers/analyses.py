@@ -45,8 +45,9 @@ class AnalysisInput:
     exists is asked through ``lookup``); ``unlisted``/``unlisted_dirs``: the files the walk
     saw but did not list (excluded by a ``.gitignore`` or a setting) and the folders it did
     not enter: they exist all the same (generated code is often ignored), so a path among
-    them or under one exists for the resolver and nothing in it is judged; ``environment``: what is installed and declared (``imports.Environment``, None
-    when not read); ``patterns``: the fix-history ledger's patterns (``ledger.Patterns``,
+    them or under one exists for the resolver and nothing in it is judged;
+    ``environment``: what is installed and declared (``imports.Environment``, None when not
+    read); ``patterns``: the fix-history ledger's patterns (``ledger.Patterns``,
     None without a ledger); ``options``: settings as ``(name, value)`` pairs."""
 
     files: frozenset[str] = frozenset()

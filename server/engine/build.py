@@ -36,6 +36,8 @@ log = logging.getLogger(__name__)
 Progress = Callable[[int, int], None]
 
 PARALLEL_THRESHOLD = 400
+BATCH = 64
+MAX_RESTARTS = 24  # of parser processes in one build (a crashing file costs about six)
 LISTED = ""  # the "digest" of a linked file that is not a source, in a cached row: present by name
 
 
@@ -44,8 +46,6 @@ def _folder(dep: str) -> str | None:
     judged again at the next start (what is below a folder is not kept); None (absent) for
     any other path without a digest."""
     return dep if dep.startswith(FOLDER_EDGE) else None
-BATCH = 64
-MAX_RESTARTS = 24  # of parser processes in one build (a crashing file costs about six)
 
 
 @contextlib.contextmanager
