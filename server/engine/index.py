@@ -39,6 +39,7 @@ from .facts_store import FactsStore
 from .parser_pool import BuildCancelled, ParserPool
 from .build import BuildSteps, _Building, _collector_paused, _NotYetExtracted
 from .inputs import analysis_input, inputs_key, is_input_file
+from .invariants_config import config_schema_globs, governed
 from .installed import InstalledFiles
 from .updates import CONFIG_FILES, UpdateSteps
 from .workspace import FileText, Workspace, digest_of
@@ -412,8 +413,13 @@ class WorkspaceIndex(BuildSteps, UpdateSteps):
         with self.lock:
             return [st for p in sorted(self.statuses) for st in self.statuses[p]]
 
+    def is_input(self, rel: str) -> bool:
+        """Whether a change of ``rel`` may change what the analyses read: a manifest, a
+        ledger, import-linter's contracts, a file a config-schema rule governs or its schema."""
+        return is_input_file(rel) or governed(rel, config_schema_globs(self.analysis_input.invariants))
+
     def tracked(self, rel: str) -> bool:
-        return (rel in CONFIG_FILES or self.ws.wanted(rel) or self._resolves_with(rel) or is_input_file(rel)
+        return (rel in CONFIG_FILES or self.ws.wanted(rel) or self._resolves_with(rel) or self.is_input(rel)
                 or rel in self.rdeps or rel in self.ardeps or bool(self.folder_dependents(rel)))
 
     # ================================================================== module resolution

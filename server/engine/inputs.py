@@ -100,10 +100,11 @@ def analysis_input(root: Path, ws: "Workspace", settings: "Settings", sources: l
         log.warning("cannot read the fix-history ledger: %s", exc)
     rules: tuple = ()
     try:
-        from .invariants_config import missing_modules, read_rules
+        from .invariants_config import check_config_files, missing_modules, read_rules
 
         rules, found = read_rules(root, list(getattr(settings, "invariants", []) or []))
         found += missing_modules(root, rules, list(sources))
+        found += check_config_files(root, rules, sorted(others), getattr(settings, "max_file_size", 1_000_000))
         for f in found:
             problems[f.file] = (*problems.get(f.file, ()), f)
     except Exception as exc:  # noqa: BLE001 - no architecture rules then

@@ -12,19 +12,24 @@ information. Never raises.
 from __future__ import annotations
 
 import configparser
+import json
 import logging
 import re
 import tomllib
 from pathlib import Path
 from typing import Literal
 
+import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from wcmatch import glob as wcglob
 
 from specward.analyzers.codes import CODES
 from specward.analyzers.invariants import Rule
 from specward.analyzers.model import Finding, Span
 
 from .reading import read_data
+
+_GLOB_FLAGS = wcglob.GLOBSTAR | wcglob.BRACE | wcglob.DOTGLOB
 
 log = logging.getLogger(__name__)
 
@@ -35,10 +40,10 @@ CONFIG_BYTES = 1_000_000
 class _Invariant(BaseModel):
     """One ``[[invariants]]`` table of specward's configuration."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
 
     id: str = Field(min_length=1)
-    type: Literal["layers", "forbidden", "independence", "required-symbol", "imports-resolve"]
+    type: Literal["layers", "forbidden", "independence", "required-symbol", "imports-resolve", "config-schema"]
     name: str = ""
     layers: list[str] = Field(default_factory=list, description="Highest first; 'a | b' independent siblings, "
                               "'a : b' siblings that may import each other.")
@@ -48,7 +53,9 @@ class _Invariant(BaseModel):
     modules: list[str] = Field(default_factory=list)
     module: str = Field(default="", description="required-symbol: the module (dotted or a path) that must define symbols.")
     symbols: list[str] = Field(default_factory=list)
-    files: list[str] = Field(default_factory=list, description="imports-resolve: files whose imports must all resolve.")
+    files: list[str] = Field(default_factory=list, description="imports-resolve: files whose imports must all "
+                             "resolve; config-schema: globs of the files the schema governs.")
+    schema_: str = Field(default="", alias="schema", description="config-schema: the JSON Schema file (JSON or YAML).")
     indirect: bool = True
     ignore: list[str] = Field(default_factory=list, description="'importer -> imported' import edges to leave out.")
 
@@ -94,6 +101,11 @@ class _Invariant(BaseModel):
                 raise ValueError("a required-symbol rule needs a module and symbols")
             return [Rule(self.id, "required-symbol", modules=(self.module,), symbols=tuple(self.symbols),
                          origin=origin, name=self.name)]
+        if self.type == "config-schema":
+            if not self.files or not self.schema_:
+                raise ValueError("a config-schema rule needs files and a schema")
+            return [Rule(self.id, "config-schema", sources=tuple(self.files), targets=(self.schema_,), origin=origin,
+                         name=self.name)]
         if self.type == "imports-resolve":
             if not self.files:
                 raise ValueError("an imports-resolve rule needs files")
@@ -166,6 +178,57 @@ def missing_modules(root: Path, rules: tuple[Rule, ...], sources: list[str]) -> 
                                f"[{rule.id}] no file is the module {rule.modules[0]}, which must define "
                                f"{', '.join(rule.symbols)}", rule.origin, _span(text, rule.id),
                                (("rule", rule.id), ("origin", rule.origin))))
+    return out
+
+
+def config_schema_globs(rules: tuple[Rule, ...]) -> tuple[str, ...]:
+    """What a change of which re-reads the inputs: the files config-schema rules govern,
+    and their schemas."""
+    return tuple(p for r in rules if r.kind == "config-schema" for p in (*r.sources, *r.targets))
+
+
+def governed(rel: str, globs: tuple[str, ...]) -> bool:
+    return any(rel == g or wcglob.globmatch(rel, g, flags=_GLOB_FLAGS) for g in globs)
+
+
+def check_config_files(root: Path, rules: tuple[Rule, ...], listed: list[str], max_bytes: int) -> list[Finding]:
+    """The config-schema findings: each governed file of ``listed`` against its schema; a
+    schema that cannot be read or is not one is reported on the rule, and judges nothing."""
+    from specward.analyzers.config_schema import check_document, schema_problem
+
+    out: list[Finding] = []
+    for rule in rules:
+        if rule.kind != "config-schema":
+            continue
+        schema_rel = rule.targets[0]
+        data, reason = read_data(str(root), schema_rel, CONFIG_BYTES)
+        problem = None
+        schema = None
+        if data is None:
+            problem = f"the schema {schema_rel} cannot be read: {reason}"
+        else:
+            try:
+                text = data.decode("utf-8")
+                schema = json.loads(text) if schema_rel.endswith(".json") else yaml.safe_load(text)
+                problem = schema_problem(schema)
+            except (UnicodeDecodeError, ValueError, yaml.YAMLError) as exc:
+                problem = f"the schema {schema_rel} cannot be parsed: {str(exc).splitlines()[0]}"
+        if problem:
+            origin_data, _ = read_data(str(root), rule.origin, CONFIG_BYTES)
+            out.append(_problem(rule.origin, _span(origin_data.decode("utf-8", "replace") if origin_data else "", rule.id),
+                                f"invalid architecture rule {rule.id}: {problem}; the rule is not checked"))
+            continue
+        for rel in listed:
+            if rel == schema_rel or not governed(rel, rule.sources):
+                continue
+            doc, why = read_data(str(root), rel, max_bytes)
+            if doc is None:
+                continue
+            try:
+                text = doc.decode("utf-8")
+            except UnicodeDecodeError:
+                continue  # not text: the walk reports what it cannot read
+            out.extend(check_document(rel, text, schema, rule.id, rule.origin))
     return out
 
 

@@ -16,7 +16,7 @@ from specward.analyzers.http import HttpCall
 from specward.analyzers.model import FOLDER_EDGE, Finding, Span
 
 from .parsing import extract_safely
-from .inputs import ambient_modules, is_input_file
+from .inputs import ambient_modules
 from .workspace import FileText, digest_of
 
 from .build import _collector_paused
@@ -68,7 +68,7 @@ class UpdateSteps:
             affected: set[str] = set()
             if self._resolves_with(rel):
                 affected = self._update_resolver(rel, text)
-            if is_input_file(rel) or (rel.endswith(".d.ts") and self._ambient_changed(rel, text)):
+            if self.is_input(rel) or (rel.endswith(".d.ts") and self._ambient_changed(rel, text)):
                 affected |= self.reload_inputs()
             if self.ws.is_excluded(rel):
                 return affected  # (a ledger in .specward/, a manifest in an excluded folder)

@@ -85,3 +85,24 @@ def test_a_required_module_that_does_not_exist_is_reported_on_the_configuration(
     assert found == [("invariant-violation",
                       "[limits] no file is the module app.middleware.rate_limit, which must define limit")]
     assert idx.findings("specward.toml")[0].span.start == len('[[invariants]]\nid = "')
+
+
+def test_config_files_are_checked_against_their_schema_and_again_when_one_changes(tmp_path: Path):
+    root = _ws(tmp_path, {"specward.toml": (
+        '[[invariants]]\nid = "cfg"\ntype = "config-schema"\nfiles = ["config/*.json"]\nschema = "schema.json"\n\n'
+        '[[invariants]]\nid = "broken"\ntype = "config-schema"\nfiles = ["x/*.yaml"]\nschema = "nope.json"\n'),
+        "schema.json": '{"type": "object", "properties": {"retries": {"type": "integer"}}}',
+        "config/app.json": '{"retries": 3}'})
+    idx = WorkspaceIndex(root, use_cache=False)
+    idx.build()
+    assert idx.findings("config/app.json") == []
+    assert [f.message for f in idx.findings("specward.toml")] == [
+        "invalid architecture rule broken: the schema nope.json cannot be read: the file no longer exists; "
+        "the rule is not checked"]
+    (root / "config/app.json").write_text('{"retries": "three"}')
+    assert idx.tracked("config/app.json")
+    assert "config/app.json" in idx.update_from_disk("config/app.json")
+    assert [f.message for f in idx.findings("config/app.json")] == ["[cfg] retries: 'three' is not of type 'integer'"]
+    (root / "schema.json").write_text('{"type": "object", "properties": {"retries": {"type": "string"}}}')
+    assert "config/app.json" in idx.update_from_disk("schema.json")
+    assert idx.findings("config/app.json") == []
