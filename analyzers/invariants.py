@@ -1,6 +1,9 @@
 """Architecture invariants on the import graph: ``layers``, ``forbidden`` and
 ``independence`` rules, as import-linter's contracts of the same names mean them, checked
-one file at a time (``invariant-violation`` at the import that crosses the rule).
+one file at a time (``invariant-violation`` at the import that crosses the rule); and two
+rules on one file's facts: ``required-symbol`` (a module must define names) and
+``imports-resolve`` (a file's phantom imports restated). ``config-schema`` is in
+``config_schema.py``.
 
 Pure. A rule names modules by **pattern**:
 
@@ -39,8 +42,7 @@ from wcmatch import glob as wcglob
 from .codes import CODES
 from .model import FileFacts, Finding, Import, Span
 
-KINDS = ("layers", "forbidden", "independence", "required-symbol", "imports-resolve")
-IMPORT_GRAPH_KINDS = KINDS[:3]
+IMPORT_GRAPH_KINDS = ("layers", "forbidden", "independence")  # the others: required-symbol, imports-resolve, config-schema
 _GLOB_FLAGS = wcglob.GLOBSTAR | wcglob.BRACE | wcglob.DOTGLOB
 _PY = (".py", ".pyi")
 _JS_SUFFIX = re.compile(r"\.(d\.)?[cm]?[jt]sx?$|\.(vue|svelte)$")
