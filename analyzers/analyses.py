@@ -180,6 +180,7 @@ def _ledger(facts: FileFacts, ctx: Context) -> tuple[tuple[Finding, ...], frozen
 def _invariants(facts: FileFacts, ctx: Context) -> tuple[tuple[Finding, ...], frozenset[str]]:
     from .invariants import check_invariants
     from .resolve import FILE, PACKAGE
+    from .resolve_setup import split_package
 
     deps: set[str] = set()
 
@@ -197,7 +198,7 @@ def _invariants(facts: FileFacts, ctx: Context) -> tuple[tuple[Finding, ...], fr
             return r.path, None
         if r.kind == PACKAGE or (r.kind == FILE and r.path):
             name = imp.module if imp.module and not imp.module.startswith(".") else (r.package or "")
-            return None, name.split("/")[0] if not name.startswith("@") else "/".join(name.split("/")[:2])
+            return None, split_package(name)[0] or name
         return None, None
 
     found, read = check_invariants(facts, ctx.inputs.invariants, target, ctx.lookup, ctx.memo)

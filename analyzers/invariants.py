@@ -43,7 +43,7 @@ from .codes import CODES
 from .model import FileFacts, Finding, Import, Span
 
 IMPORT_GRAPH_KINDS = ("layers", "forbidden", "independence")  # the others: required-symbol, imports-resolve, config-schema
-_GLOB_FLAGS = wcglob.GLOBSTAR | wcglob.BRACE | wcglob.DOTGLOB
+GLOB_FLAGS = wcglob.GLOBSTAR | wcglob.BRACE | wcglob.DOTGLOB
 _PY = (".py", ".pyi")
 _JS_SUFFIX = re.compile(r"\.(d\.)?[cm]?[jt]sx?$|\.(vue|svelte)$")
 _MAX_CHAIN_FILES = 20_000  # a chain search stops after this many files (a runaway graph)
@@ -122,8 +122,8 @@ def matches(pattern: str, path: str | None, package: str | None = None) -> bool:
     if "/" in pattern and not pattern.startswith("@"):
         if path is None:
             return False
-        if wcglob.is_magic(pattern, flags=_GLOB_FLAGS):
-            return wcglob.globmatch(path, pattern, flags=_GLOB_FLAGS)
+        if wcglob.is_magic(pattern, flags=GLOB_FLAGS):
+            return wcglob.globmatch(path, pattern, flags=GLOB_FLAGS)
         p = pattern.rstrip("/")
         return path == p or path.startswith(p + "/") or _JS_SUFFIX.sub("", path) == p \
             or (path.endswith(_PY) and path.rsplit(".", 1)[0] == p)
@@ -140,8 +140,8 @@ def is_module(pattern: str, path: str) -> bool:
     name of the Python file, the path with or without its extension, or a glob matching it."""
     if "/" not in pattern:
         return path.endswith(_PY) and pattern in module_names(path)[:-1]
-    if wcglob.is_magic(pattern, flags=_GLOB_FLAGS):
-        return wcglob.globmatch(path, pattern, flags=_GLOB_FLAGS)
+    if wcglob.is_magic(pattern, flags=GLOB_FLAGS):
+        return wcglob.globmatch(path, pattern, flags=GLOB_FLAGS)
     return pattern in module_names(path) or path.rsplit(".", 1)[0] == pattern
 
 

@@ -148,7 +148,7 @@ def load_config(root: Path) -> LoadedConfig:
                 raise OSError(reason)
             text = data.decode("utf-8")
         except (OSError, UnicodeDecodeError) as exc:
-            return LoadedConfig(Settings(), path, [_problem(rel, Span(0, 0), f"cannot read {name}: {exc}")])
+            return LoadedConfig(Settings(), path, [config_problem(rel, Span(0, 0), f"cannot read {name}: {exc}")])
         try:
             data = tomllib.loads(text)
         except tomllib.TOMLDecodeError as exc:
@@ -159,7 +159,7 @@ def load_config(root: Path) -> LoadedConfig:
                 lines = text.split("\n")
                 start = len("\n".join(lines[:line]).encode()) + (1 if line else 0)
                 span = Span(start, start + len(lines[line].encode()) if line < len(lines) else start)
-            return LoadedConfig(Settings(), path, [_problem(rel, span, f"{name} is not valid TOML: {exc}; using defaults")])
+            return LoadedConfig(Settings(), path, [config_problem(rel, span, f"{name} is not valid TOML: {exc}; using defaults")])
         for key in table_path:
             data = data.get(key) if isinstance(data, dict) else None
         if data is None:
@@ -168,13 +168,13 @@ def load_config(root: Path) -> LoadedConfig:
             # specward.toml with the pyproject.toml table pasted in: that table is the configuration
             others = [k for k in data if k != "tool"] + [f"tool.{k}" for k in data["tool"] if k != "specward"]
             if others:
-                return LoadedConfig(Settings(), path, [_problem(
+                return LoadedConfig(Settings(), path, [config_problem(
                     rel, _key_span(text, others[0].split(".")[-1]),
                     f"{name} has a [tool.specward] table and other settings ({', '.join(others)}): "
                     "put every setting in the table, or every setting at the top level; using defaults")])
             data = data["tool"]["specward"]
         if not isinstance(data, dict):
-            return LoadedConfig(Settings(), path, [_problem(rel, _key_span(text, "specward"), "[tool.specward] must be a table; using defaults")])
+            return LoadedConfig(Settings(), path, [config_problem(rel, _key_span(text, "specward"), "[tool.specward] must be a table; using defaults")])
         try:
             return LoadedConfig(Settings.model_validate(data), path)
         except ValidationError as exc:
@@ -185,11 +185,12 @@ def load_config(root: Path) -> LoadedConfig:
                 spans = [_key_span(text, k) for k in reversed(loc)] + [_key_span(text, "specward")]
                 span = next((sp for sp in spans if sp != Span(0, 0)), Span(0, 0))
                 key = loc[0] if loc else "specward"
-                problems.append(_problem(rel, span,
+                problems.append(config_problem(rel, span,
                                          f"invalid setting {'.'.join(loc) or key}: {err['msg']}; using defaults"))
             return LoadedConfig(Settings(), path, problems)
     return LoadedConfig(Settings())
 
 
-def _problem(file: str, span: Span, message: str) -> Finding:
+def config_problem(file: str, span: Span, message: str) -> Finding:
+    """A ``config-invalid`` finding."""
     return Finding("config-invalid", CODES["config-invalid"].severity, message, file, span)

@@ -24,12 +24,11 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from wcmatch import glob as wcglob
 
 from specward.analyzers.codes import CODES
-from specward.analyzers.invariants import Rule
+from specward.analyzers.invariants import GLOB_FLAGS, Rule
 from specward.analyzers.model import Finding, Span
 
+from .config import config_problem as _problem
 from .reading import read_data
-
-_GLOB_FLAGS = wcglob.GLOBSTAR | wcglob.BRACE | wcglob.DOTGLOB
 
 log = logging.getLogger(__name__)
 
@@ -122,17 +121,12 @@ def read_rules(root: Path, tables: list[dict]) -> tuple[tuple[Rule, ...], list[F
     rules: list[Rule] = []
     problems: list[Finding] = []
     origin = "specward.toml" if (root / "specward.toml").is_file() else "pyproject.toml"
-    own_text = None
     for i, table in enumerate(tables):
         rules_of, problem = _validated(table, origin, f"invariants[{i}]")
         rules.extend(rules_of)
         if problem:
-            if own_text is None:
-                data, _ = read_data(str(root), origin, CONFIG_BYTES)
-                own_text = data.decode("utf-8", "replace") if data else ""
             rid = table.get("id") if isinstance(table, dict) else None
-            span = _span(own_text, str(rid)) if isinstance(rid, str) and rid else Span(0, 0)
-            problems.append(_problem(origin, span, problem))
+            problems.append(_problem(origin, _rule_span(root, origin, rid if isinstance(rid, str) else ""), problem))
     for name in IMPORTLINTER_FILES:
         data, reason = read_data(str(root), name, CONFIG_BYTES)
         if data is None:
@@ -172,11 +166,9 @@ def missing_modules(root: Path, rules: tuple[Rule, ...], sources: list[str]) -> 
     out = []
     for rule in rules:
         if rule.kind == "required-symbol" and not any(is_module(rule.modules[0], s) for s in sources):
-            data, _ = read_data(str(root), rule.origin, CONFIG_BYTES)
-            text = data.decode("utf-8", "replace") if data else ""
             out.append(Finding("invariant-violation", CODES["invariant-violation"].severity,
                                f"[{rule.id}] no file is the module {rule.modules[0]}, which must define "
-                               f"{', '.join(rule.symbols)}", rule.origin, _span(text, rule.id),
+                               f"{', '.join(rule.symbols)}", rule.origin, _rule_span(root, rule.origin, rule.id),
                                (("rule", rule.id), ("origin", rule.origin))))
     return out
 
@@ -188,7 +180,7 @@ def config_schema_globs(rules: tuple[Rule, ...]) -> tuple[str, ...]:
 
 
 def governed(rel: str, globs: tuple[str, ...]) -> bool:
-    return any(rel == g or wcglob.globmatch(rel, g, flags=_GLOB_FLAGS) for g in globs)
+    return any(rel == g or wcglob.globmatch(rel, g, flags=GLOB_FLAGS) for g in globs)
 
 
 def check_config_files(root: Path, rules: tuple[Rule, ...], listed: list[str], max_bytes: int) -> list[Finding]:
@@ -214,14 +206,13 @@ def check_config_files(root: Path, rules: tuple[Rule, ...], listed: list[str], m
             except (UnicodeDecodeError, ValueError, yaml.YAMLError) as exc:
                 problem = f"the schema {schema_rel} cannot be parsed: {str(exc).splitlines()[0]}"
         if problem:
-            origin_data, _ = read_data(str(root), rule.origin, CONFIG_BYTES)
-            out.append(_problem(rule.origin, _span(origin_data.decode("utf-8", "replace") if origin_data else "", rule.id),
+            out.append(_problem(rule.origin, _rule_span(root, rule.origin, rule.id),
                                 f"invalid architecture rule {rule.id}: {problem}; the rule is not checked"))
             continue
         for rel in listed:
             if rel == schema_rel or not governed(rel, rule.sources):
                 continue
-            doc, why = read_data(str(root), rel, max_bytes)
+            doc, _ = read_data(str(root), rel, max_bytes)
             if doc is None:
                 continue
             try:
@@ -292,5 +283,7 @@ def _span(text: str, cid: str) -> Span:
     return Span(start, start + len(m.group(0).encode()))
 
 
-def _problem(file: str, span: Span, message: str) -> Finding:
-    return Finding("config-invalid", CODES["config-invalid"].severity, message, file, span)
+def _rule_span(root: Path, origin: str, rule_id: str) -> Span:
+    """Where a rule's id is written in its file (``Span(0, 0)`` when it cannot be found)."""
+    data, _ = read_data(str(root), origin, CONFIG_BYTES)
+    return _span(data.decode("utf-8", "replace") if data else "", rule_id) if rule_id else Span(0, 0)

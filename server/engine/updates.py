@@ -72,7 +72,7 @@ class UpdateSteps:
                 affected |= self.reload_inputs()
             if self.ws.is_excluded(rel):
                 return affected  # (a ledger in .specward/, a manifest in an excluded folder)
-            if (rel in self.rdeps or rel in self.ardeps or self.folder_dependents(rel)) and not self.ws.is_source(rel) \
+            if not self.ws.is_source(rel) and (rel in self.rdeps or rel in self.ardeps or self.folder_dependents(rel)) \
                     and not self.ws.is_contract(rel, text) \
                     and rel not in self.contracts:
                 return affected | self._other_file_changed(rel)
