@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from functools import cached_property
-from typing import Callable
+from typing import Callable, Iterable
 
 from .model import FileFacts, Finding
 from .package_entry import Installed, in_installed
@@ -103,6 +103,9 @@ class Context:
     lookup: Lookup
     config: ResolverConfig
     installed: Installed | None = None  # installed packages' files (package_entry.Installed)
+    # the text of a workspace file: the open buffer, else the file on disk; None when
+    # unreadable (the analyses that read function bodies: body_rules.py). None: not given
+    text: Callable[[str], str | None] | None = None
     memo: dict = field(default_factory=dict)  # what analyses share within the batch (chains searched)
     _probed: list[set[str]] = field(default_factory=list)
     _resolver: Resolver | None = None
@@ -177,32 +180,57 @@ def _ledger(facts: FileFacts, ctx: Context) -> tuple[tuple[Finding, ...], frozen
     return tuple(match_imports(facts, ctx.inputs.patterns, target_of, error_from=error_from)), frozenset(deps)
 
 
-def _invariants(facts: FileFacts, ctx: Context) -> tuple[tuple[Finding, ...], frozenset[str]]:
-    from .invariants import check_invariants
+def import_target(ctx: Context, importer: str, imp, deps: set[str]) -> tuple[str | None, str | None]:
+    """What an import names: ``(workspace file, None)``, ``(None, external package)`` or
+    ``(None, None)`` (unresolved); the paths the resolver probed go into ``deps``. A Python
+    ``from shop.api import routes`` names the submodule when it is one (as import-linter
+    counts it), else ``shop.api``."""
     from .resolve import FILE, PACKAGE
     from .resolve_setup import split_package
 
+    python = importer.endswith((".py", ".pyi"))
+    if python and imp.name not in ("", "*"):
+        sub = ctx.resolver.resolve(importer, imp.module + ("" if imp.module.endswith(".") else ".") + imp.name,
+                                   "python")
+        if sub.kind == FILE and sub.path and not in_installed(sub.path):
+            deps.update(sub.probed)
+            return sub.path, None
+    r = ctx.resolver.resolve(importer, imp.module, "python" if python else None)
+    deps.update(r.probed)
+    if r.kind == FILE and r.path and not in_installed(r.path):
+        return r.path, None
+    if r.kind == PACKAGE or (r.kind == FILE and r.path):
+        name = imp.module if imp.module and not imp.module.startswith(".") else (r.package or "")
+        return None, split_package(name)[0] or name
+    return None, None
+
+
+def _invariants(facts: FileFacts, ctx: Context) -> tuple[tuple[Finding, ...], frozenset[str]]:
+    from .invariants import check_invariants
+
     deps: set[str] = set()
-
-    def target(importer: str, imp) -> tuple[str | None, str | None]:
-        python = importer.endswith((".py", ".pyi"))
-        if python and imp.name not in ("", "*"):  # `from shop.api import routes`: the submodule, if it is one
-            sub = ctx.resolver.resolve(importer, imp.module + ("" if imp.module.endswith(".") else ".") + imp.name,
-                                       "python")
-            if sub.kind == FILE and sub.path and not in_installed(sub.path):
-                deps.update(sub.probed)
-                return sub.path, None
-        r = ctx.resolver.resolve(importer, imp.module, "python" if python else None)
-        deps.update(r.probed)
-        if r.kind == FILE and r.path and not in_installed(r.path):
-            return r.path, None
-        if r.kind == PACKAGE or (r.kind == FILE and r.path):
-            name = imp.module if imp.module and not imp.module.startswith(".") else (r.package or "")
-            return None, split_package(name)[0] or name
-        return None, None
-
-    found, read = check_invariants(facts, ctx.inputs.invariants, target, ctx.lookup, ctx.memo)
+    found, read = check_invariants(facts, ctx.inputs.invariants,
+                                   lambda importer, imp: import_target(ctx, importer, imp, deps), ctx.lookup, ctx.memo)
     return found, frozenset(deps | read)
+
+
+def text_readers(paths: Iterable[str], inputs: AnalysisInput) -> set[str]:
+    """The files among ``paths`` whose analyses read texts (``Context.text``: a ``pure`` or
+    ``no-hardcoded-config`` rule governs them). Cheap: patterns only, nothing without such
+    a rule. An edit that changes no fact of a file still changes what such an analysis
+    finds in it or in the files it judges, so the index runs it again then."""
+    from .body_rules import BODY_KINDS, governed
+
+    rules = tuple(r for r in inputs.invariants if r.kind in BODY_KINDS)
+    return {p for p in paths if governed(p, rules)} if rules else set()
+
+
+def _body_rules(facts: FileFacts, ctx: Context) -> tuple[tuple[Finding, ...], frozenset[str]]:
+    from .body_rules import check_body_rules
+
+    sources = ctx.inputs.sources
+    exists = sources.__contains__ if sources else (lambda p: ctx.lookup(p) is not None)
+    return check_body_rules(facts.path, facts.imports, ctx.inputs.invariants, ctx.text, exists, ctx.memo)
 
 
 ANALYSES: tuple[Analysis, ...] = (
@@ -210,6 +238,8 @@ ANALYSES: tuple[Analysis, ...] = (
     Analysis("ledger", _ledger, lambda facts, inputs: inputs.patterns is not None and bool(facts.imports)),
     Analysis("invariants", _invariants, lambda facts, inputs: bool(inputs.invariants) and (
         bool(facts.imports or facts.exports) or any(r.kind == "required-symbol" for r in inputs.invariants))),
+    Analysis("body-rules", _body_rules, lambda facts, inputs: bool(inputs.invariants)
+             and bool(text_readers((facts.path,), inputs))),
 )
 
 

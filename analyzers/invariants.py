@@ -3,7 +3,8 @@
 one file at a time (``invariant-violation`` at the import that crosses the rule); and two
 rules on one file's facts: ``required-symbol`` (a module must define names) and
 ``imports-resolve`` (a file's phantom imports restated). ``config-schema`` is in
-``config_schema.py``.
+``config_schema.py``; ``pure`` and ``no-hardcoded-config``, which read function bodies, in
+``body_rules.py``.
 
 Pure. A rule names modules by **pattern**:
 
@@ -42,7 +43,8 @@ from wcmatch import glob as wcglob
 from .codes import CODES
 from .model import FileFacts, Finding, Import, Span
 
-IMPORT_GRAPH_KINDS = ("layers", "forbidden", "independence")  # the others: required-symbol, imports-resolve, config-schema
+IMPORT_GRAPH_KINDS = ("layers", "forbidden", "independence")  # the others: required-symbol, imports-resolve,
+# config-schema (config_schema.py), pure and no-hardcoded-config (body_rules.py, on function bodies)
 GLOB_FLAGS = wcglob.GLOBSTAR | wcglob.BRACE | wcglob.DOTGLOB
 _PY = (".py", ".pyi")
 _JS_SUFFIX = re.compile(r"\.(d\.)?[cm]?[jt]sx?$|\.(vue|svelte)$")
@@ -53,9 +55,12 @@ _MAX_CHAIN_FILES = 20_000  # a chain search stops after this many files (a runaw
 class Rule:
     """One invariant. ``layers``: highest first, each layer's module patterns (siblings);
     ``independent``: per layer, whether its siblings must not import each other;
-    ``sources``/``targets``: a ``forbidden`` rule; ``modules``: an ``independence`` rule.
-    ``origin``: where it was written (``specward.toml``, ``.importlinter``), ``name``: its
-    title there."""
+    ``sources``/``targets``: a ``forbidden`` rule; ``modules``: an ``independence`` rule, the
+    files of a ``pure`` rule or those a ``no-hardcoded-config`` rule judges (none: every
+    source file). ``pure``: ``marker`` (``""``: ``pure``), ``all_functions``, ``effects``
+    (``()``: ``body_rules.DEFAULT_EFFECTS``); ``no-hardcoded-config``: ``config`` (the
+    module) and its ``keys``. ``origin``: where it was written (``specward.toml``,
+    ``.importlinter``), ``name``: its title there."""
 
     id: str
     kind: str
@@ -69,6 +74,11 @@ class Rule:
     ignore: tuple[tuple[str, str], ...] = ()
     origin: str = ""
     name: str = ""
+    marker: str = ""
+    all_functions: bool = False
+    effects: tuple[str, ...] = ()
+    config: str = ""
+    keys: tuple[str, ...] = ()
 
     def groups(self) -> list[tuple[str, ...]]:
         """Every group of patterns the rule names (a chain passes through none of them)."""
@@ -206,7 +216,7 @@ def check_invariants(facts: FileFacts, rules: tuple[Rule, ...], resolve: Resolve
     if not duties:
         return tuple(out), frozenset()
     seen: set[tuple[str, str]] = set()
-    for imp in _imports(facts):
+    for imp in graph_imports(facts):
         target = resolve(path, imp)
         if target == (None, None):
             continue
@@ -269,7 +279,8 @@ def imports_resolve(facts: FileFacts, rules: tuple[Rule, ...], found: tuple[Find
     return out
 
 
-def _imports(facts: FileFacts) -> list[Import]:
+def graph_imports(facts: FileFacts) -> list[Import]:
+    """The imports that are edges of the import graph (JavaScript's `export … from` too)."""
     imps = [i for i in facts.imports if i.module and i.kind != "glob"]
     if facts.language != "python":
         imps += [Import(e.module, e.local, e.name, e.span, "static") for e in facts.exports if e.module]
@@ -295,7 +306,7 @@ def _chain(rule: Rule, duty: _Forbidden, start: str, resolve: ResolveImport,
             read.add(here)
             if facts is None:
                 continue
-            for imp in _imports(facts):
+            for imp in graph_imports(facts):
                 target = resolve(here, imp)
                 if target == (None, None) or _ignored(rule, here, target):
                     continue

@@ -42,7 +42,8 @@ class _Invariant(BaseModel):
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
 
     id: str = Field(min_length=1)
-    type: Literal["layers", "forbidden", "independence", "required-symbol", "imports-resolve", "config-schema"]
+    type: Literal["layers", "forbidden", "independence", "required-symbol", "imports-resolve", "config-schema",
+                  "pure", "no-hardcoded-config"]
     name: str = ""
     layers: list[str] = Field(default_factory=list, description="Highest first; 'a | b' independent siblings, "
                               "'a : b' siblings that may import each other.")
@@ -57,8 +58,14 @@ class _Invariant(BaseModel):
     schema_: str = Field(default="", alias="schema", description="config-schema: the JSON Schema file (JSON or YAML).")
     indirect: bool = True
     ignore: list[str] = Field(default_factory=list, description="'importer -> imported' import edges to leave out.")
+    marker: str = Field(default="pure", description="pure: the decorator or doc tag (@pure) marking pure functions.")
+    all_functions: bool = Field(default=False, description="pure: every function of the modules is pure.")
+    effects: list[str] | None = Field(default=None, description="pure: side-effect APIs (`*` wildcards); "
+                                      "omitted: body_rules.DEFAULT_EFFECTS.")
+    config: str = Field(default="", description="no-hardcoded-config: the config module (dotted or a path).")
+    keys: list[str] = Field(default_factory=list, description="no-hardcoded-config: the config keys.")
 
-    @field_validator("layers", "containers", "source", "forbidden", "modules", "symbols", "files")
+    @field_validator("layers", "containers", "source", "forbidden", "modules", "symbols", "files", "keys")
     @classmethod
     def _names(cls, value: list[str]) -> list[str]:
         if any(not v.strip() for v in value):
@@ -105,6 +112,25 @@ class _Invariant(BaseModel):
                 raise ValueError("a config-schema rule needs files and a schema")
             return [Rule(self.id, "config-schema", sources=tuple(self.files), targets=(self.schema_,), origin=origin,
                          name=self.name)]
+        if self.type == "pure":
+            marker = self.marker.strip().lstrip("@")
+            if not self.modules:
+                raise ValueError("a pure rule needs modules")
+            if not re.fullmatch(r"[A-Za-z_$][\w$]*(\.[A-Za-z_$][\w$]*)*", marker):
+                raise ValueError(f"a pure rule's marker is a name, not {self.marker!r}")
+            effects = tuple(e.strip() for e in self.effects or ())
+            if self.effects is not None and (not effects or not all(effects)):
+                raise ValueError("a pure rule's effects cannot be empty (leave effects out for the default list)")
+            return [Rule(self.id, "pure", modules=tuple(self.modules), marker=marker, all_functions=self.all_functions,
+                         effects=effects, origin=origin, name=self.name)]
+        if self.type == "no-hardcoded-config":
+            config = self.config.strip()
+            if not config or not self.keys:
+                raise ValueError("a no-hardcoded-config rule needs a config module and keys")
+            if wcglob.is_magic(config, flags=GLOB_FLAGS):
+                raise ValueError(f"the config module is one module, not a pattern: {config!r}")
+            return [Rule(self.id, "no-hardcoded-config", modules=tuple(self.modules), config=config,
+                         keys=tuple(self.keys), origin=origin, name=self.name)]
         if self.type == "imports-resolve":
             if not self.files:
                 raise ValueError("an imports-resolve rule needs files")
@@ -159,12 +185,19 @@ def read_rules(root: Path, tables: list[dict]) -> tuple[tuple[Rule, ...], list[F
 
 
 def missing_modules(root: Path, rules: tuple[Rule, ...], sources: list[str]) -> list[Finding]:
-    """A ``required-symbol`` rule whose module is no source file of the walk: reported on
-    the configuration (judged again when the index is built or its inputs are read again)."""
+    """A ``required-symbol`` rule whose module is no source file of the walk, or a
+    ``no-hardcoded-config`` rule whose config module is none: reported on the configuration
+    (judged again when the index is built or its inputs are read again)."""
+    from specward.analyzers.body_rules import config_candidates
     from specward.analyzers.invariants import is_module
 
     out = []
+    listed = set(sources)
     for rule in rules:
+        if rule.kind == "no-hardcoded-config" and not listed.intersection(config_candidates(rule.config)):
+            out.append(_problem(rule.origin, _rule_span(root, rule.origin, rule.id),
+                                f"invalid architecture rule {rule.id}: no source file is the config module "
+                                f"{rule.config}; the rule judges nothing until there is one"))
         if rule.kind == "required-symbol" and not any(is_module(rule.modules[0], s) for s in sources):
             out.append(Finding("invariant-violation", CODES["invariant-violation"].severity,
                                f"[{rule.id}] no file is the module {rule.modules[0]}, which must define "
