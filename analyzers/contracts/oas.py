@@ -494,6 +494,38 @@ def responses_detail(
     return tuple(out)
 
 
+def response_types(op: MapNode, res: Resolver) -> tuple[tuple[str, tuple[tuple[str, str], ...]], ...]:
+    """``(status, ((media type, type), ...))`` of each response that declares a body:
+    OpenAPI 3's ``content`` schemas, Swagger 2's ``schema`` (media type ``*``). A type is
+    ``Resolver.type_of``'s summary, and an inline object's properties, sorted
+    (``{id: integer, token: string}``), so that the contract diff sees its fields."""
+    responses = op.get("responses")
+    if not isinstance(responses, MapNode):
+        return ()
+    out: list[tuple[str, tuple[tuple[str, str], ...]]] = []
+    for status, _, resp in responses.items():
+        r = res.deref(resp)
+        if status.startswith("x-") or not isinstance(r, MapNode):
+            continue
+        media: list[tuple[str, str]] = []
+        content = r.get("content")
+        if isinstance(content, MapNode):
+            for mt, _, m in content.items():
+                schema = m.get("schema") if isinstance(m, MapNode) else None
+                media.append((mt, _summary(schema, res) if schema is not None else "any"))
+        elif "schema" in r:
+            media.append(("*", _summary(r.get("schema"), res)))
+        if media:
+            out.append((status, tuple(media)))
+    return tuple(out)
+
+
+def _summary(schema: Node | None, res: Resolver) -> str:
+    if isinstance(schema, MapNode) and "$ref" not in schema and isinstance(schema.get("properties"), MapNode):
+        return "{" + ", ".join(f"{n}: {t}" for n, t in sorted(res.properties(schema))) + "}"
+    return res.type_of(schema)
+
+
 def closing_details(op: MapNode, root: MapNode, res: Resolver) -> list[tuple[str, object]]:
     """``security`` (the operation's, else the document's), ``tags``, ``deprecated``."""
     details: list[tuple[str, object]] = []

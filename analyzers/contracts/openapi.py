@@ -38,6 +38,7 @@ from .oas import (
     models_of,
     not_an_operation,
     param_detail,
+    response_types,
     responses_detail,
     validate_skeleton,
     walk_paths,
@@ -229,6 +230,9 @@ def _endpoint(
     )
     if responses is not None:
         details.append(("responses", responses))
+        types = response_types(op, res)
+        if types:  # the bodies' types, for the contract diff
+            details.append(("responseTypes", types))
     details += closing_details(op, root, res)
 
     summary = scalar_str(op.get("summary")) or scalar_str(item.get("summary"))

@@ -46,6 +46,7 @@ from .oas import (
     models_of,
     not_an_operation,
     param_detail,
+    response_types,
     responses_detail,
     validate_skeleton,
     walk_paths,
@@ -252,6 +253,9 @@ def _endpoint(
     responses = responses_detail(op, span, where, res, sink, ranges=False, required_in="Swagger 2.0")
     if responses is not None:
         details.append(("responses", responses))
+        types = response_types(op, res)
+        if types:  # the bodies' types, for the contract diff
+            details.append(("responseTypes", types))
     _check_security(op.get("security"), schemes, sink)
     details += closing_details(op, root, res)
     if consumes is not None:

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from lsprotocol import types as lsp
 
 from specward.analyzers import ide
+from specward.analyzers.contract_diff import impact_card
 from specward.analyzers.matching import endpoint_id
 
 from .. import convert
@@ -22,6 +23,7 @@ if TYPE_CHECKING:
 def _hover(session: Session, params: lsp.HoverParams) -> lsp.Hover | None:
     rel, hit = f.target(session, params.text_document.uri, params.position)
     index = session.index
+    entries: set = set()  # the contract entries whose last change's impact the card adds
     match hit:
         case None:
             return _model_import(session, rel, params.position) if rel else None
@@ -36,20 +38,26 @@ def _hover(session: Session, params: lsp.HoverParams) -> lsp.Hover | None:
             calls = [(st.call.file, f.line_of(session, st.call.file, st.call.span)) for st in f.callers(index, ep)]
             text = ide.hover_endpoint(ep, calls)
             span = ep.span
+            entries = {ep.span}
         case f.PathTarget(designated=d):
             by_ep = f.callers_by_endpoint(index)
             ops = [(ep, [(st.call.file, f.line_of(session, st.call.file, st.call.span))
                          for st in by_ep.get(endpoint_id(ep), [])]) for ep in d.endpoints]
             text = ide.hover_path(d.path, ops)
             span = d.span
+            entries = {ep.span for ep in d.endpoints}
         case f.ModelTarget(model=m):
             text = ide.hover_model(m)
             span = m.span
+            entries = {m.span}
         case f.FindingTarget(finding=found):
             text = ide.hover_finding(found)
             if text is None:
                 return None
             span = found.span
+    cards = [c for x in index.generated.impact.get(rel, ()) if x.span in entries and (c := impact_card(x))]
+    if cards:
+        text = "\n\n---\n\n".join([text, *cards])
     return lsp.Hover(contents=lsp.MarkupContent(kind=lsp.MarkupKind.Markdown, value=text),
                      range=session.location(rel, span).range)
 
