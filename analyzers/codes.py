@@ -32,6 +32,14 @@ CODES: dict[str, Code] = {
         Code("repeated-hallucination", "warning", "Import that repeats a mistake recorded in the fix-history ledger"),
         Code("ledger-invalid", "warning", "Fix-history ledger line that cannot be read"),
         Code("invariant-violation", "error", "Import that crosses an architecture rule (layers, forbidden, independence)"),
+        Code("stale-context", "warning", "File that changed since an AI task's context manifest read it"),
+        Code("low-confidence-context", "information", "Context manifest entry that needs review"),
+        Code("incomplete-context", "warning", "Active context manifest that lacks what the task requires"),
+        Code("out-of-context-edit", "warning", "Edit to a file that is not in the active task's context"),
+        Code("forbidden-symbol", "error", "Use of a symbol that configuration forbids to the active task"),
+        Code("context-invalid", "error", "Context manifest that cannot be read"),
+        Code("stale-generated", "warning", "Generated file whose contract elements changed since it was generated"),
+        Code("contract-change-impact", "information", "Contract entry whose last change affects files of the workspace"),
     )
 }
 

@@ -32,6 +32,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 import generate  # noqa: E402  (bench/generate.py)
+from rules import run_rules_phase  # noqa: E402  (bench/rules.py)
 
 PY = sys.executable
 SERVER_CMD = (PY, "-m", "specward.server", "serve")
@@ -885,6 +886,10 @@ def run(args) -> Report:
     log("tsc --noEmit on the workspace's TypeScript files ..." if TSC.is_file() else "tsc not installed")
     tsc = run_tsc(ws, 1800)
 
+    # 6. architecture rules and an active context manifest (bench/rules.py)
+    log(f"rules phase: 4 architecture rules, an active context manifest, {args.edits} edits of {manifest.big} ...")
+    rules = run_rules_phase(ws, manifest.big, args.edits, run_index_child, index_timeout)
+
     # ------------------------------------------------------------------ the table
     st = cold["status"]
     exp = manifest.expected
@@ -985,6 +990,19 @@ def run(args) -> Report:
     recheck_s = max(rc["remove_s"], rc["restore_s"])
     rep.add("contract re-check (max of remove/restore)", recheck_s, "s", 1.0,
             note=f"remove {rc['remove_s']:.2f} s, restore {rc['restore_s']:.2f} s")
+    rep.add("cold index, 4 architecture rules + an active context manifest", rules["cold_s"], "s", 15.0,
+            note=f"{rules['cold_s'] / cold['ready_s']:.2f}× the cold index row; {rules['violations']:,} violations "
+                 f"(layers over 4 frontend layers with indirect chains, a forbidden package, pure functions, "
+                 f"hard-coded config values), "
+                 f"{rules['manifest_entries']} manifest entries")
+    rep.add("edit → findings p50, rules + active manifest (in process)", rules["edit_p50_ms"], "ms",
+            note=f"{len(rules['edit_ms'])} edits of {manifest.big}, a target of the manifest: index.update and the "
+                 "affected files' findings")
+    rep.add("edit → findings p95, rules + active manifest (in process)", rules["edit_p95_ms"], "ms", 50.0)
+    judged = rules["violations"] > 0 and rules["stale_on_edit"] == (len(rules["edit_ms"]) + 1) // 2
+    rep.add("rules phase judged something", "yes" if judged else "no", also=judged,
+            target_text="violations > 0, stale-context after every changing edit",
+            note=f"stale-context after {rules['stale_on_edit']} of {(len(rules['edit_ms']) + 1) // 2} changing edits")
     srv = live.get("server_vmhwm_kb")
     rep.add("server peak RSS (VmHWM)", srv / 1024 if srv else None, "MB", 400.0)
     rep.add("cold-index process peak RSS", cold["vmhwm_kb"] / 1024, "MB",
@@ -999,6 +1017,7 @@ def run(args) -> Report:
     d["parse_s"] = parse_s
     d["parse_before_s"], d["parse_after_s"] = parse_before, parse_after
     d["cold"] = cold
+    d["rules"] = rules
     d["warm"] = warm
     d["lsp"] = {k: v for k, v in live.items()}
     notes = d.setdefault("notes", [])

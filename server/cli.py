@@ -42,7 +42,7 @@ from specward.analyzers.lines import LineIndex
 from specward.analyzers.matching import full_path
 from specward.analyzers.model import Finding
 
-from . import ledger_cli
+from . import context_cli, impact_cli, ledger_cli
 from .engine.index import WorkspaceIndex
 from .engine.reading import read_data, shown
 from .engine.workspace import find_project_root
@@ -111,7 +111,11 @@ def _parser() -> argparse.ArgumentParser:
         c.add_argument("--registry-check", action="store_true",
                        help="ask the npm registry / PyPI whether packages that are neither declared nor installed "
                             "exist at all (sends only their names; docs/registry-check.md)")
+        if name == "check":
+            impact_cli.add_since_option(c)  # contract-change-impact since a version (docs/impact.md)
     ledger_cli.add_subparser(sub)
+    context_cli.add_subparser(sub)
+    impact_cli.add_subparser(sub)
     return p
 
 
@@ -146,6 +150,10 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.command == "ledger":
             return ledger_cli.run(args)
+        if args.command == "context":
+            return context_cli.run(args)
+        if args.command == "impact":
+            return impact_cli.run(args)
         return _run(args)
     except Exception as exc:  # noqa: BLE001 - one line and exit 2, never a traceback and 1
         log.debug("internal error", exc_info=True)
@@ -199,6 +207,11 @@ def _run(args: argparse.Namespace) -> int:
         if index.registry is not None:
             index.all_findings()  # which names the findings wait for
             index.ask_registry()
+        if getattr(args, "impact_since", None):
+            error = impact_cli.apply_since(index, args.impact_since, cwd)
+            if error is not None:
+                print(f"specward: error: {error}", file=sys.stderr)
+                return EXIT_USAGE
         runs.append(_Run(project, index, set(index.ws.contract_files) if contracts else set()))
     out = _Output(cwd)
     _report_skipped(runs, out)

@@ -149,6 +149,8 @@ class BuildSteps:
             self.stats.pop(key, None)
         self.calls.clear(), self.deps.clear(), self.rdeps.clear(), self.statuses.clear(), self.used.clear()
         self.adeps.clear(), self.ardeps.clear()
+        self.generated.reset()
+        self._buffers.clear()  # every file's text is the disk's again
         self.facts = FactsStore(self.cache, self.digests, recover=self._recover)
         parsers = None
         if self.workers >= 2 and len(sources) >= PARALLEL_THRESHOLD and len(cached) < len(sources) // 2:
@@ -166,6 +168,7 @@ class BuildSteps:
                 done += 1
                 continue
             self.digests[rel] = ft.digest
+            self.generated.seen(rel, ft.text)  # a provenance header (generated.py): a substring test
             if cached.get(rel) == ft.digest:
                 self.facts.known_stored(rel)  # loaded only if some file must be re-linked
                 done += 1
@@ -215,6 +218,14 @@ class BuildSteps:
         else:
             self._flush_links()
         self.stats["link_s"] = time.perf_counter() - t2  # what was left to link, and matching
+        try:
+            self.context.load_all()
+        except Exception:  # noqa: BLE001 - the manifests' findings are missing, nothing else
+            log.exception("cannot judge the context manifests")
+        try:
+            self.generated.built()
+        except Exception:  # noqa: BLE001 - the generated files' findings are missing, nothing else
+            log.exception("cannot judge the generated files")
         self.stats["build_s"] = time.perf_counter() - t0
 
     def _extract_and_link(self, todo: list[tuple[str, str, str]], fresh: set[str], parsers: "ParserPool | None",
@@ -292,7 +303,7 @@ class BuildSteps:
         check()
         t = time.perf_counter()
         ctx = Context(self.analysis_input, lambda r: thins.get(r) or self.facts.live(r), self.resolver_config,
-                      self.installed)
+                      self.installed, text=self._text_reader())
         for rel, thin_facts in thins.items():
             check()
             self._set_analysis(rel, *analyze(thin_facts, ctx))

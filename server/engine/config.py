@@ -51,6 +51,32 @@ CONFIG_BYTES = 1_000_000
 SeverityName = Literal["error", "warning", "information", "hint", "off"]
 
 
+class ContextRule(BaseModel):
+    """One ``[[context.requires]]`` or ``[[context.forbids]]`` table: for the tasks whose
+    targets match ``targets`` (globs; default every task), the files and symbols their
+    context must hold, or the symbols they must not use."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    targets: list[str] = Field(default_factory=lambda: ["**"])
+    files: list[str] = Field(default_factory=list)
+    symbols: list[str] = Field(default_factory=list)
+
+
+class ContextSettings(BaseModel):
+    """The ``[context]`` table: context manifests (``docs/context.md``)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    depth: int = Field(default=2, ge=0, le=50, description="Import hops a capture follows from the targets.")
+    max_rounds: int = Field(default=3, ge=1, le=20, description="Captures `context capture` repeats with the "
+                            "includes `context check` asks for.")
+    confidence_threshold: float = Field(default=0.5, ge=0.0, le=1.0, description="Entries below it get "
+                                        "low-confidence-context.")
+    requires: list[ContextRule] = Field(default_factory=list)
+    forbids: list[ContextRule] = Field(default_factory=list)
+
+
 class Settings(BaseModel):
     """The ``[tool.specward]`` table. Every key is optional."""
 
@@ -77,6 +103,7 @@ class Settings(BaseModel):
                                          "distribution that provides it, for names installed metadata does not map.")
     invariants: list[Any] = Field(default_factory=list, description="Architecture rules ([[invariants]] "
                                    "tables: layers, forbidden, independence), each validated on its own.")
+    context: ContextSettings = Field(default_factory=ContextSettings)
 
     @field_validator("severity")
     @classmethod

@@ -39,6 +39,8 @@ from .facts_store import FactsStore
 from .parser_pool import BuildCancelled, ParserPool
 from .build import BuildSteps, _Building, _collector_paused, _NotYetExtracted
 from .inputs import analysis_input, inputs_key, is_input_file
+from .contexts import ContextState, is_manifest
+from .generated import GeneratedState
 from .invariants_config import config_schema_globs, governed
 from .installed import InstalledFiles
 from .updates import CONFIG_FILES, UpdateSteps
@@ -70,6 +72,11 @@ class WorkspaceIndex(BuildSteps, UpdateSteps):
         # their edges merged into ``deps``; what reading their inputs found (a ledger line)
         self.analysis_findings: dict[str, tuple[Finding, ...]] = {}
         self.analysis_input = AnalysisInput()
+        # the context manifests under .specward/context/ and their findings (contexts.py)
+        self.context = ContextState(self.root)
+        self.context.index = self
+        # generated files' provenance (stale-generated) and contract-change impact (generated.py)
+        self.generated = GeneratedState(self)
         self.installed: InstalledFiles | None = None
         self.input_problems: dict[str, tuple[Finding, ...]] = {}
         # the opt-in registry check (server/engine/registry.py; set by the command line or the
@@ -109,6 +116,9 @@ class WorkspaceIndex(BuildSteps, UpdateSteps):
         # per document edited with `update(..., incremental=True)` (the editor's open ones):
         # what its next incremental extraction starts from (analyzers/extract/incremental.py)
         self._edit_states: OrderedDict[str, object] = OrderedDict()
+        # the text of each source file given to `update(rel, text)` (an editor's buffer, let go
+        # when `update_from_disk` follows the disk again): what `Context.text` reads first
+        self._buffers: dict[str, str] = {}
         self._cancelled = threading.Event()
         self._parser_sets: list[ParserPool] = []  # started by builds, until they and their flush end
         self._parser_sets_lock = threading.Lock()
@@ -191,12 +201,16 @@ class WorkspaceIndex(BuildSteps, UpdateSteps):
                 readable=False)
 
     # ================================================================== cross-file
+    def table_for(self, contracts: dict[str, ContractFacts]) -> EndpointTable:
+        """The endpoint table of these contracts, under the workspace's settings."""
+        endpoints = [ep for path in sorted(contracts) for ep in contracts[path].endpoints]
+        unreadable = [path for path in sorted(contracts) if not contracts[path].readable]
+        return EndpointTable(endpoints, self.settings.base_paths, case_sensitive=self.settings.case_sensitive,
+                             unreadable=unreadable, hosts=[h for c in contracts.values() for h in c.hosts])
+
     def _rebuild_table(self) -> None:
-        endpoints = [ep for path in sorted(self.contracts) for ep in self.contracts[path].endpoints]
-        unreadable = [path for path in sorted(self.contracts) if not self.contracts[path].readable]
-        self.table = EndpointTable(endpoints, self.settings.base_paths,
-                                   case_sensitive=self.settings.case_sensitive, unreadable=unreadable,
-                                   hosts=[h for c in self.contracts.values() for h in c.hosts])
+        self.table = self.table_for(self.contracts)
+        endpoints = self.table.endpoints
         self.matcher = Matcher(self.table)
         self._ep_by_id = {endpoint_id(ep): ep for ep in endpoints}
         ident = repr(([(ep.file, ep.method, ep.path, ep.base_path) for ep in endpoints], self.settings.base_paths))
@@ -213,8 +227,18 @@ class WorkspaceIndex(BuildSteps, UpdateSteps):
         extracted, which stops analyses and linking alike)."""
         linker = Linker(lookup, self.resolver_config)
         linker.analysis = Context(self.analysis_input, lookup, self.resolver_config,  # type: ignore[attr-defined]
-                                  self.installed)
+                                  self.installed, text=self._text_reader())
         return linker
+
+    def _text_reader(self) -> Callable[[str], str | None]:
+        """``Context.text``: a file's buffer, else its text on disk (None when unreadable).
+        It holds the buffers and the workspace, not the index (no reference cycle)."""
+        buffers, ws = self._buffers, self.ws
+
+        def text(rel: str) -> str | None:
+            found = buffers.get(rel)
+            return found if found is not None else ws.read(rel).text
+        return text
 
     def _link_attempt(self, linker: Linker, rel: str, building: "_Building") -> None:
         """Link ``rel`` during a build, or park it until the file it needs is extracted."""
@@ -340,6 +364,8 @@ class WorkspaceIndex(BuildSteps, UpdateSteps):
                 out.extend(f for f in self.unused if f.file == rel)
             if self.config.source is not None and rel == self.config.source.relative_to(self.root).as_posix():
                 out.extend(self.config.problems)
+            out.extend(self.context.findings.get(rel, ()))
+            out.extend(self.generated.findings_of(rel))
             return self._apply_severity(out)
 
     def _with_registry(self, rel: str, found: tuple[Finding, ...]) -> tuple[Finding, ...] | list[Finding]:
@@ -385,7 +411,7 @@ class WorkspaceIndex(BuildSteps, UpdateSteps):
         """Every file that may have findings (the others have none)."""
         with self.lock:
             paths = (set(self.statuses) | set(self.contracts) | set(self.problems) | set(self.analysis_findings)
-                     | set(self.input_problems))
+                     | set(self.input_problems) | set(self.context.findings) | self.generated.paths())
             if self.config.source is not None and self.config.problems:
                 paths.add(self.config.source.relative_to(self.root).as_posix())
             return paths
@@ -420,6 +446,7 @@ class WorkspaceIndex(BuildSteps, UpdateSteps):
 
     def tracked(self, rel: str) -> bool:
         return (rel in CONFIG_FILES or self.ws.wanted(rel) or self._resolves_with(rel) or self.is_input(rel)
+                or is_manifest(rel) or self.generated.tracks(rel)
                 or rel in self.rdeps or rel in self.ardeps or bool(self.folder_dependents(rel)))
 
     # ================================================================== module resolution

@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import logging
 from dataclasses import replace
+from itertools import chain
 from typing import Iterable
 
+from specward.analyzers.analyses import text_readers
 from specward.analyzers.extract import extract_edited
 from specward.analyzers.extract.incremental import edited_incrementally
 from specward.analyzers.http import HttpCall
@@ -61,35 +63,52 @@ class UpdateSteps:
         # ends: with the collector on, its young-generation passes scan them again and again
         # (~10 % of an edit's time); paused, one pass after the update sees them once
         with self.lock, _collector_paused():
-            if rel in CONFIG_FILES:
-                before = set(self.facts) | set(self.contracts) | {rel}
-                self.build()
-                return before | set(self.facts) | set(self.contracts)
-            affected: set[str] = set()
-            if self._resolves_with(rel):
-                affected = self._update_resolver(rel, text)
-            if self.is_input(rel) or (rel.endswith(".d.ts") and self._ambient_changed(rel, text)):
-                affected |= self.reload_inputs()
-            if self.ws.is_excluded(rel):
-                return affected  # (a ledger in .specward/, a manifest in an excluded folder)
-            if not self.ws.is_source(rel) and (rel in self.rdeps or rel in self.ardeps or self.folder_dependents(rel)) \
-                    and not self.ws.is_contract(rel, text) \
-                    and rel not in self.contracts:
-                return affected | self._other_file_changed(rel)
-            # a contract that no longer looks like one (an edit removed its openapi key)
-            # stays a contract, and is reported, rather than vanishing silently
-            if self.ws.is_contract(rel, text) or rel in self.contracts:
-                return self._update_contract(rel, text) | affected
-            if self.ws.is_source(rel):
-                return self._update_source(rel, text, incremental) | affected
-            return affected
+            before = self.generated.before(rel)  # a contract's previous version (generated.py)
+            return (self._update_any(rel, text, incremental) | self._context_changed(rel, text)
+                    | self.generated.after(rel, text, incremental, before))
+
+    def _context_changed(self, rel: str, text: str | None) -> set[str]:
+        """What the context manifests make of a change (contexts.ContextState.changed)."""
+        try:
+            return self.context.changed(rel, text)
+        except Exception:  # noqa: BLE001 - one failing manifest costs its findings, not the edit
+            log.exception("judging the context manifests failed")
+            return set()
+
+    def _update_any(self, rel: str, text: str | None, incremental: bool) -> set[str]:
+        if rel in CONFIG_FILES:
+            before = set(self.facts) | set(self.contracts) | {rel}
+            self.build()
+            return before | set(self.facts) | set(self.contracts)
+        affected: set[str] = set()
+        if self._resolves_with(rel):
+            affected = self._update_resolver(rel, text)
+        if self.is_input(rel) or (rel.endswith(".d.ts") and self._ambient_changed(rel, text)):
+            affected |= self.reload_inputs()
+        if self.ws.is_excluded(rel):
+            return affected  # (a ledger in .specward/, a manifest in an excluded folder)
+        if not self.ws.is_source(rel) and (rel in self.rdeps or rel in self.ardeps or self.folder_dependents(rel)) \
+                and not self.ws.is_contract(rel, text) \
+                and rel not in self.contracts:
+            return affected | self._other_file_changed(rel)
+        # a contract that no longer looks like one (an edit removed its openapi key)
+        # stays a contract, and is reported, rather than vanishing silently
+        if self.ws.is_contract(rel, text) or rel in self.contracts:
+            return self._update_contract(rel, text) | affected
+        if self.ws.is_source(rel):
+            return self._update_source(rel, text, incremental) | affected
+        return affected
 
     def update_from_disk(self, rel: str) -> set[str]:
         ft = self.ws.read(rel)
         if ft.text is None and ft.reason != "the file no longer exists":
             with self.lock:
                 self.skipped[rel] = ft.reason or "skipped"
-        return self.update(rel, ft.text)
+        try:
+            return self.update(rel, ft.text)
+        finally:
+            with self.lock:
+                self._buffers.pop(rel, None)  # its text is the disk's again (Context.text reads it there)
 
     def _update_source(self, rel: str, text: str | None, incremental: bool = False) -> set[str]:
         old_unused = {f.span for f in self.unused}
@@ -97,6 +116,7 @@ class UpdateSteps:
         listing: set[str] = set()  # judged again because a file appeared or went away below a folder
         if text is None:
             self._edit_states.pop(rel, None)
+            self._buffers.pop(rel, None)
             existed = self.facts.drop(rel)
             self.digests.pop(rel, None)
             if not existed:
@@ -106,6 +126,7 @@ class UpdateSteps:
             if rel not in self.digests:
                 listing = self._listing_changed(rel, True, "sources")
             digest = digest_of(text.encode("utf-8", "surrogatepass"))
+            self._buffers[rel] = text
             if self.digests.get(rel) == digest and rel in self.facts:
                 return set()
             self.skipped.pop(rel, None)
@@ -113,7 +134,11 @@ class UpdateSteps:
             self.facts.put_live(rel, facts)
             self.digests[rel] = digest
             if change is not None and change.moved_only and self._move_links(rel, facts, change):
-                return {rel}  # no fact changed, only where they are: nothing to link or match
+                # no fact changed, only where they are: nothing to link or match; but the
+                # analyses that read texts (this file's, or the files judged with it) again
+                readers = text_readers(chain((rel,), self.ardeps.get(rel, ())), self.analysis_input)
+                self._analyze(readers)
+                return {rel} | readers
         linked = {rel} | self.rdeps.get(rel, set())
         self._link(linked)
         judged = (self.ardeps.get(rel, set()) | listing) - linked  # reached only through an analysis edge

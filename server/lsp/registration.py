@@ -134,3 +134,7 @@ def register(server: SpecwardServer) -> None:
     async def apply_fix(ls, payload: dict):
         # a command is a request: its failure is an error reply, never the server's end
         return await execute_command.apply_fix(ls, payload)
+
+    @server.command(execute_command.RECAPTURE_COMMAND)
+    async def recapture_context(ls, payload: dict):
+        return await execute_command.recapture_context(ls, payload)

@@ -396,7 +396,8 @@ class Session:
                     rels.update(r for r in self.index.ws.files_below(rel) if self.index.tracked(r))
             self.disk_changed(rels)
 
-        self.watcher = DiskWatcher(self.root, self.loop, on_change, skip_dir=lambda n: n in self.index.ws.exclude_names,
+        self.watcher = DiskWatcher(self.root, self.loop, on_change, skip_dir=lambda n: n in self.index.ws.exclude_names
+                                   and n != ".specward",  # its manifests and ledger are inputs (tracked)
                                    polling=os.environ.get("SPECWARD_WATCH") == "polling",
                                    max_depth=self.index.settings.max_depth)
         mode = self.watcher.start()

@@ -4,10 +4,13 @@ fresh copy of the example workspace."""
 from __future__ import annotations
 
 import asyncio
+import os
 import shutil
+import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Union
 
 import pytest
 import pytest_lsp
@@ -124,3 +127,24 @@ async def pull_no_refresh_client(lsp_client: LanguageClient, request):
     await _start(lsp_client, request.getfixturevalue("workspace"), _pulling(refresh=False))
     yield
     await lsp_client.shutdown_session()
+
+
+def code_actions_as_sent(client: LanguageClient) -> None:
+    """lsprotocol reads any code action that has a ``command`` as a bare Command (its hook
+    tests for the key, not for a string): read them as the server sent them."""
+    conv = client.protocol._converter
+
+    def hook(obj, _):
+        if isinstance(obj.get("command"), str):
+            return conv.structure(obj, lsp.Command)
+        return conv.structure(obj, lsp.CodeAction)
+
+    conv.register_structure_hook(lsp.Command | lsp.CodeAction, hook)
+    conv.register_structure_hook(Union[lsp.Command, lsp.CodeAction], hook)
+
+
+def git(cwd: Path, *args: str) -> subprocess.CompletedProcess:
+    """Run git in ``cwd`` as a test author, with no user or system configuration."""
+    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com", "GIT_COMMITTER_NAME": "t",
+           "GIT_COMMITTER_EMAIL": "t@example.com", "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_SYSTEM": os.devnull}
+    return subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, env=env, check=True, timeout=60)

@@ -18,6 +18,8 @@ import pytest
 from specward.analyzers import ledger as core
 from specward.server.engine import ledger as store
 
+from conftest import git
+
 DAY = 86400.0
 
 
@@ -152,12 +154,6 @@ def test_the_ledger_folder_is_committed_but_the_cache_is_not(root: Path):
     (root / ".specward" / ".gitignore").write_text("cache.sqlite\n")
     store.append(store.ledger_path(root), rec("./b"), root=root)
     assert (root / ".specward" / ".gitignore").read_text() == "cache.sqlite\n"
-
-
-def git(cwd: Path, *args: str) -> subprocess.CompletedProcess:
-    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com", "GIT_COMMITTER_NAME": "t",
-           "GIT_COMMITTER_EMAIL": "t@example.com", "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_SYSTEM": os.devnull}
-    return subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, env=env, check=True)
 
 
 def test_a_git_merge_of_two_branches_keeps_every_record_and_a_valid_ledger(tmp_path: Path):

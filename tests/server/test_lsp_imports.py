@@ -5,30 +5,15 @@ itself in the ledger, and the same mistake caught on sight in another file."""
 from __future__ import annotations
 
 import json
-from typing import Union
 
 from lsprotocol import types as lsp
 from pytest_lsp import LanguageClient
 
-from conftest import codes, messages, wait_for
+from conftest import code_actions_as_sent, codes, messages, wait_for
 
 FEATURE = "web/src/features/tags.ts"
 OTHER = "web/src/features/feed.ts"
 MISTAKE = "import { gett } from '../api/request';\n\nexport const tags = () => gett('/tags');\n"
-
-
-def _code_actions_as_sent(client: LanguageClient) -> None:
-    """lsprotocol reads any code action that has a ``command`` as a bare Command (its hook
-    tests for the key, not for a string): read them as the server sent them."""
-    conv = client.protocol._converter
-
-    def hook(obj, _):
-        if isinstance(obj.get("command"), str):
-            return conv.structure(obj, lsp.Command)
-        return conv.structure(obj, lsp.CodeAction)
-
-    conv.register_structure_hook(lsp.Command | lsp.CodeAction, hook)
-    conv.register_structure_hook(Union[lsp.Command, lsp.CodeAction], hook)
 
 
 def _open(client: LanguageClient, root, rel: str, text: str, version: int = 1) -> str:
@@ -57,7 +42,7 @@ async def test_a_typed_phantom_name_its_fix_and_the_ledger(client: LanguageClien
     await wait_for(lambda: codes(client, root, FEATURE) == ["missing-export"], what="missing-export while typing")
     assert "did you mean 'get'?" in messages(client, root, FEATURE)[0]
     diag = client.diagnostics[uri][0]
-    _code_actions_as_sent(client)
+    code_actions_as_sent(client)
     actions = await client.text_document_code_action_async(lsp.CodeActionParams(
         text_document=lsp.TextDocumentIdentifier(uri=uri), range=diag.range,
         context=lsp.CodeActionContext(diagnostics=[diag])))

@@ -42,6 +42,9 @@ def _actions(session: Session, params: lsp.CodeActionParams) -> list[lsp.CodeAct
     statuses = session.index.statuses.get(rel, ())
     out: list[lsp.CodeAction] = []
     for diag in params.context.diagnostics:
+        if diag.source == "specward" and diag.code in CONTEXT_CODES:
+            out.extend(_context_actions(session, rel, lines, diag))
+            continue
         if diag.source == "specward" and diag.code in ANALYSIS_FIXES:
             out.extend(_analysis_fixes(session, rel, uri, version, lines, diag))
             continue
@@ -76,6 +79,32 @@ def _actions(session: Session, params: lsp.CodeActionParams) -> list[lsp.CodeAct
                 out.append(_fix(f"Change the method to {method}", uri, version, lines, span, new, diag,
                                 session.encoding, preferred=len(declared) == 1))
     return out
+
+
+CONTEXT_CODES = ("stale-context", "low-confidence-context", "incomplete-context")
+
+
+def _context_actions(session: Session, rel: str, lines: LineIndex, diag: lsp.Diagnostic) -> list[lsp.CodeAction]:
+    """Re-capture the manifest a context finding is about (with the include an
+    ``incomplete-context`` finding names)."""
+    from ...engine.contexts import is_manifest
+    from .execute_command import RECAPTURE_COMMAND
+
+    at = convert.offset_of(lines, diag.range.start, session.encoding)
+    for finding in session.index.context.findings.get(rel, ()):
+        if finding.code != diag.code or not finding.span.start <= at <= max(finding.span.end, finding.span.start):
+            continue
+        data = dict(finding.data)
+        manifest = rel if is_manifest(rel) else str(data.get("manifest", ""))
+        if not is_manifest(manifest):
+            return []
+        remedy = str(data.get("remedy", ""))
+        more = [remedy.split(" ", 1)[1]] if remedy.startswith("--include ") else []
+        title = f"Re-capture the context with {more[0]}" if more else "Re-capture the context manifest"
+        return [lsp.CodeAction(title=title, kind=lsp.CodeActionKind.QuickFix, diagnostics=[diag], is_preferred=True,
+                               command=lsp.Command(title=title, command=RECAPTURE_COMMAND,
+                                                   arguments=[{"manifest": manifest, "include": more}]))]
+    return []
 
 
 ANALYSIS_FIXES = ("phantom-import", "missing-export", "undeclared-dependency", "repeated-hallucination")

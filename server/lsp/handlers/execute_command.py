@@ -1,4 +1,5 @@
-"""``workspace/executeCommand``: ``specward.applyFix``, the quick fixes of a phantom import
+"""``workspace/executeCommand``. ``specward.recaptureContext`` captures a context manifest
+again (the code action on its findings). ``specward.applyFix``, the quick fixes of a phantom import
 or a missing export (``code_action.py``): the server asks the editor to apply the edit
 (``workspace/applyEdit``) and, once it did, appends the fix to the workspace's
 fix-history ledger (stage ``editor``), so the same mistake is caught on sight next time
@@ -54,6 +55,32 @@ async def apply_fix(ls: SpecwardServer, payload: dict) -> bool:
         log.info("the editor did not apply the fix: %s", result.failure_reason)
         return False
     fut = session.submit(_record, session, record, raising=True)
+    fut.add_done_callback(session._after)
+    await fut
+    return True
+
+
+RECAPTURE_COMMAND = "specward.recaptureContext"  # code_action.py offers it on a manifest's findings
+
+
+def _recapture(session: Session, rel: str, more: list[str]) -> list[lsp.PublishDiagnosticsParams]:
+    from ...engine.contexts import recapture
+
+    index = session.index
+    text = recapture(index, rel, more)
+    return session._prepare(index.update(rel, text) | {rel})
+
+
+async def recapture_context(ls: SpecwardServer, payload: dict) -> bool:
+    """Capture a context manifest again (``{manifest, include?}``): its targets from the
+    text the editor has now, with the includes a finding asked for."""
+    session = ls.session
+    if session is None or not isinstance(payload, dict) or not isinstance(payload.get("manifest"), str):
+        raise ValueError(f"{RECAPTURE_COMMAND} expects {{manifest, include?}}")
+    more = payload.get("include") or []
+    if not isinstance(more, list) or not all(isinstance(p, str) for p in more):
+        raise ValueError(f"{RECAPTURE_COMMAND}: include must be a list of paths")
+    fut = session.submit(_recapture, session, payload["manifest"], more, raising=True)
     fut.add_done_callback(session._after)
     await fut
     return True

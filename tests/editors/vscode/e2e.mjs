@@ -22,6 +22,13 @@
 //       workspace/applyEdit, then records the fix) rewrites the import to `get as gett`, the
 //       missing-export leaves the oracle, and .specward/fix-history.jsonl in the copy holds
 //       one record whose brokenImport.names is ["gett"]
+//   (k) an architecture rule appended to the copy's pyproject.toml (web/src/components must not
+//       import web/src/api) and web/src/components/Avatar.tsx, which does: the oracle has its
+//       invariant-violation (an error on line 1, the rule id in the message) and the Problems
+//       panel lists it
+//   (l) a context manifest captured (specward context capture) before code-server starts, of
+//       a task on web/src/features/profile.ts: after the quick fix (d) edited that file, the
+//       oracle has stale-context on the manifest
 // Then, in a second code-server (its own oracles), a project with nothing for specward (a
 // pyproject.toml without [tool.specward] and a README: no source file, no contract):
 //   (f) the status item says "specward: nothing to check", and no server was started
@@ -67,6 +74,28 @@ const IMPORT_SOURCE = [
 ].join('\n');
 const IMPORT_MESSAGE = "'gett' is not exported by web/src/api/request.ts (did you mean 'get'?)";
 const IMPORT_FIX_TITLE = "Change to 'get'";
+// (k): an architecture rule appended to the copy's pyproject.toml, and a component that crosses it
+const RULE_TOML = [
+  '',
+  '[[tool.specward.invariants]]',
+  'id = "components-skip-the-api"',
+  'type = "forbidden"',
+  'source = ["web/src/components"]',
+  'forbidden = ["web/src/api"]',
+  '',
+].join('\n');
+const RULE_REL = 'web/src/components/Avatar.tsx';
+const RULE_SOURCE = [
+  "import { get } from '../api/request';",
+  '',
+  '// the same fetcher as the features, for the avatar component',
+  'export const fetchAvatar = get;',
+  '',
+].join('\n');
+const RULE_MESSAGE = '[components-skip-the-api] web/src/components/Avatar.tsx must not import web/src/api';
+
+const MANIFEST_REL = '.specward/context/profile.json';
+const STALE_MESSAGE = `${REL_FILE} changed since task 'profile' read it`;
 
 const t0 = Date.now();
 const log = (msg) => console.log(`[e2e ${((Date.now() - t0) / 1000).toFixed(1).padStart(5)}s] ${msg}`);
@@ -235,6 +264,14 @@ async function main() {
   const workspace = path.join(tmp, 'fullstack');
   fs.cpSync(path.join(REPO, 'examples/fullstack'), workspace, { recursive: true });
   fs.writeFileSync(path.join(workspace, IMPORT_REL), IMPORT_SOURCE);
+  fs.appendFileSync(path.join(workspace, 'pyproject.toml'), RULE_TOML);
+  fs.writeFileSync(path.join(workspace, RULE_REL), RULE_SOURCE);
+  // (l): a context manifest of a task on the file the quick fix (d) will edit
+  const captured = spawnSync(python, ['-m', 'specward.server', 'context', 'capture', REL_FILE, '--no-cache'],
+    { encoding: 'utf8', cwd: workspace, env: { ...process.env, PYTHONSAFEPATH: '1' } });
+  if (captured.status !== 0 || captured.stdout.split('\n')[0] !== MANIFEST_REL) {
+    throw new StepError(`specward context capture failed (${captured.status}):\n${captured.stdout}\n${captured.stderr}`);
+  }
   const userData = path.join(tmp, 'user-data');
   const extensions = path.join(tmp, 'extensions');
   const oracle = path.join(tmp, 'diagnostics.json');
@@ -373,7 +410,39 @@ async function main() {
   log(`(e) ok: status bar says "${text}"; the status oracle says ${states.join(' -> ')}`);
 
   await missingExport({ workspace, oracle });
+  await architectureRule({ oracle });
+  await staleContext({ oracle });
   await nothingToCheck({ csArgs });
+}
+
+/** (l): the quick fix of (d) edited a file a task's context manifest read. */
+async function staleContext({ oracle }) {
+  step = '(l) stale-context on the manifest in the oracle file';
+  const found = await waitFor(`the stale-context of ${MANIFEST_REL} in ${oracle}`,
+    () => (readOracle(oracle) || []).find((d) => d.code === 'stale-context' && d.source === 'specward' &&
+      d.uri.endsWith(`/${MANIFEST_REL}`)));
+  if (!found.message.includes(STALE_MESSAGE) || found.severity !== 'warning') {
+    throw new StepError(`the stale-context of ${MANIFEST_REL} is ${JSON.stringify(found)}: expected a warning "${STALE_MESSAGE}..."`);
+  }
+  log(`(l) ok: oracle has ${found.code} at ${found.range.start.line + 1}:${found.range.start.character + 1} ` +
+    `(${found.severity}): ${found.message}`);
+}
+
+/** (k): an import that crosses an architecture rule of the configuration. */
+async function architectureRule({ oracle }) {
+  step = '(k) invariant-violation in the oracle file and the Problems panel';
+  const isOurs = (d) => d.code === 'invariant-violation' && d.source === 'specward' && d.uri.endsWith(`/${RULE_REL}`);
+  const found = await waitFor(`the invariant-violation of ${RULE_REL} in ${oracle}`,
+    () => (readOracle(oracle) || []).find(isOurs));
+  if (!found.message.startsWith(RULE_MESSAGE) || found.range.start.line !== 0 || found.severity !== 'error') {
+    throw new StepError(`the invariant-violation of ${RULE_REL} is ${JSON.stringify(found)}: ` +
+      `expected an error "${RULE_MESSAGE}..." on line 1`);
+  }
+  const filter = page.locator('.panel .viewpane-filter-container input').first();
+  await filter.fill('components-skip-the-api');
+  await page.locator('.markers-panel .monaco-list-row', { hasText: RULE_MESSAGE }).first().waitFor({ state: 'visible' });
+  log(`(k) ok: oracle has ${found.code} at ${found.range.start.line + 1}:${found.range.start.character + 1} ` +
+    `(${found.severity}), and the Problems panel lists "${found.message}"`);
 }
 
 /** (i)-(j): a missing export in web/src/features/tags.ts, and its quick fix through the UI. */
