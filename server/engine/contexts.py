@@ -44,7 +44,7 @@ from specward.analyzers.context import (
     staleness,
 )
 from specward.analyzers.invariants import GLOB_FLAGS
-from specward.analyzers.model import Finding
+from specward.analyzers.model import FileFacts, Finding
 
 from .git import Git
 from .reading import read_file
@@ -100,15 +100,20 @@ def configs_of(index: "WorkspaceIndex", rel: str) -> list[str]:
     return out
 
 
-def defined_in(index: "WorkspaceIndex", symbol: str) -> list[str]:
-    """The source files that define ``symbol`` at module level (a definition or an
-    export), from the parse; sorted."""
-    out = []
-    for rel in sorted(index.digests):
+def _defines(facts: FileFacts | None, symbol: str) -> bool:
+    return facts is not None and (any(d.name == symbol for d in facts.definitions)
+                                  or any(e.name == symbol for e in facts.exports))
+
+
+def definitions_of(index: "WorkspaceIndex", symbols: set[str]) -> dict[str, set[str]]:
+    """Symbol -> the source files that define it at module level (a definition or an
+    export), from the parse: one pass over the workspace's facts."""
+    out: dict[str, set[str]] = {s: set() for s in symbols}
+    for rel in index.digests:
         facts = index.facts.get(rel)
-        if facts is not None and (any(d.name == symbol for d in facts.definitions)
-                                  or any(e.name == symbol for e in facts.exports)):
-            out.append(rel)
+        for sym in symbols:
+            if _defines(facts, sym):
+                out[sym].add(rel)
     return out
 
 
@@ -218,6 +223,7 @@ class ContextState:
     texts: dict[str, str] = field(default_factory=dict)  # sha256 of the text last given for a file
     buffers: dict[str, str] = field(default_factory=dict)  # that text, while it differs from the disk
     _required: dict[str, list[Missing]] = field(default_factory=dict)  # manifest -> what it lacks
+    _defs: dict[str, set[str]] = field(default_factory=dict)  # required symbol -> files defining it
     _uses: dict[tuple, list[Finding]] = field(default_factory=dict)  # (path, sha256, symbols, manifest) -> uses
     _disk: dict[str, tuple[tuple, str | None]] = field(default_factory=dict)  # rel -> (stat key, sha256)
     _git_key: tuple = ()
@@ -242,6 +248,7 @@ class ContextState:
             self._load(f"{MANIFEST_DIR}/{n}")
         self._forget_git()
         self._required.clear()
+        self._defs.clear()
         return self.judge()
 
     def _load(self, rel: str, text: str | None = None) -> None:
@@ -357,7 +364,10 @@ class ContextState:
         req = rules_for(settings.requires, manifest.targets)
         files = [f for r in req for f in r.files]
         symbols = [s for r in req for s in r.symbols]
-        return requirements_met(manifest, files, symbols, lambda s: defined_in(self.index, s))  # type: ignore[arg-type]
+        unknown = set(symbols) - set(self._defs)
+        if unknown:  # one pass over the workspace, then kept up to date by `changed`
+            self._defs.update(definitions_of(self.index, unknown))
+        return requirements_met(manifest, files, symbols, lambda s: sorted(self._defs.get(s, ())))
 
     def forbidden(self, manifest: Manifest) -> frozenset[str]:
         if self.index is None:
@@ -436,6 +446,12 @@ class ContextState:
             return self.judge() | {rel}
         if not self.manifests:
             return set()
+        if self._defs and self.index is not None:  # the required symbols a file defines
+            facts = self.index.facts.get(rel) if text is not None else None
+            for sym, where in self._defs.items():
+                if _defines(facts, sym) != (rel in where):
+                    (where.add if rel not in where else where.discard)(rel)
+                    self._required.clear()
         self._disk.pop(rel, None)
         if text is None:
             self.texts.pop(rel, None)
@@ -446,9 +462,8 @@ class ContextState:
                 self.buffers[rel] = text
             else:
                 self.buffers.pop(rel, None)
-        if rel not in self.buffers:  # the disk changed: ask git again, and for what tasks need
+        if rel not in self.buffers:  # the disk changed: ask git again
             self._changed.clear()
             self._renames.clear()
             self._heads = (None, {})
-            self._required.clear()
         return self.judge()

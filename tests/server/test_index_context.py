@@ -189,6 +189,11 @@ def test_an_active_task_marks_edits_outside_its_context_changed_files_and_forbid
     incomplete = [m for c, m in findings(index, manifest) if c == "incomplete-context"]
     assert incomplete == ["task 'pay': required symbol summary (defined in src/reports/summary.ts) is not in the "
                           "context: add it with --include src/reports/summary.ts"]
+    # typed into a file of the context, the symbol is there: the requirement is met, live
+    index.update("src/payments/money.ts", FILES["src/payments/money.ts"] + "export const summary = 'in money';\n")
+    assert not any(c == "incomplete-context" for c, _ in findings(index, manifest))
+    index.update("src/payments/money.ts", "export const money = (n: number) => `${n}`;\n")
+    assert any(c == "incomplete-context" for c, _ in findings(index, manifest))
     # a generated patch is vetted against the active task before it is applied
     from specward.server.engine.contexts import vet_patch
 
