@@ -301,17 +301,18 @@ class ContextState:
             self._forget_git()
 
     def _head_blobs(self, paths: list[str]) -> tuple[str | None, dict[str, str]]:
+        """HEAD and the blob of each path in it ("" for an untracked path), asked once per
+        git state; "" for HEAD outside git or before the first commit."""
         head, blobs = self._heads
         if head is None:
-            head = self.git.head()
-            blobs = {}
+            head, blobs = self.git.head() or "", {}
         missing = [p for p in paths if p not in blobs]
         if head and missing:
             got = self.git.blobs(head, missing)
             blobs.update(got)
             blobs.update({p: "" for p in missing if p not in got})
         self._heads = (head, blobs)
-        return head, blobs
+        return head or None, blobs
 
     def current(self, rel: str, commit: str | None) -> Current:
         disk = self._disk_sha(rel)
@@ -380,6 +381,8 @@ class ContextState:
         self._git_fresh()
         threshold = self.index.settings.context.confidence_threshold if self.index else 0.5
         out: dict[str, list[Finding]] = {}
+        entries = sorted({e.path for m in self.manifests.values() if m.manifest for e in m.manifest.entries})
+        self._head_blobs(entries)  # one git call for every entry
         for rel, loaded in sorted(self.manifests.items()):
             out.setdefault(rel, []).extend(loaded.problems)
             m = loaded.manifest
