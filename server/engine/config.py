@@ -104,6 +104,8 @@ class Settings(BaseModel):
     invariants: list[Any] = Field(default_factory=list, description="Architecture rules ([[invariants]] "
                                    "tables: layers, forbidden, independence), each validated on its own.")
     context: ContextSettings = Field(default_factory=ContextSettings)
+    context_requires: list[ContextRule] = Field(default_factory=list, description="The same as "
+                                                "[[context.requires]] tables (the context harness' name).")
 
     @field_validator("severity")
     @classmethod

@@ -361,8 +361,8 @@ class ContextState:
     def requirements(self, manifest: Manifest) -> list[Missing]:
         if self.index is None:
             return []
-        settings = self.index.settings.context
-        req = rules_for(settings.requires, manifest.targets)
+        settings = self.index.settings
+        req = rules_for([*settings.context.requires, *settings.context_requires], manifest.targets)
         files = [f for r in req for f in r.files]
         symbols = [s for r in req for s in r.symbols]
         unknown = set(symbols) - set(self._defs)

@@ -184,7 +184,7 @@ def test_an_active_task_marks_edits_outside_its_context_changed_files_and_forbid
                                         .replace("confidence_threshold = 0.7", "confidence_threshold = 0.7\n"))
     index.update_from_disk("specward.toml")
     assert not any(c == "incomplete-context" for c, _ in findings(index, manifest))  # clamp.ts is in the context
-    (repo / "specward.toml").write_text(CONFIG.replace('symbols = ["retryCount"]', 'symbols = ["summary"]'))
+    (repo / "specward.toml").write_text(CONFIG + '\n[[context_requires]]\ntargets = ["src/payments/**"]\nsymbols = ["summary"]\n')
     index.update_from_disk("specward.toml")
     incomplete = [m for c, m in findings(index, manifest) if c == "incomplete-context"]
     assert incomplete == ["task 'pay': required symbol summary (defined in src/reports/summary.ts) is not in the "
