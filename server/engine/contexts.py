@@ -192,8 +192,7 @@ def check(index: "WorkspaceIndex", manifest: Manifest) -> list[Missing]:
     for target in manifest.targets:
         for f in index.findings(target):
             if f.code == "phantom-import":
-                module = dict(f.data).get("module", "")
-                out.append(Missing(f"the import '{module}' of {target} does not resolve ({f.message})", None))
+                out.append(Missing(f"{target}: {f.message} (every import of a target must resolve)", None))
     st = index.context
     out += st.requirements(manifest)
     for e in manifest.entries:
