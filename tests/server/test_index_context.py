@@ -237,3 +237,13 @@ def test_a_repository_configuration_never_makes_git_run_a_command(repo: Path):
     assert "renamed to src/util/clamps.ts" in out.stdout
     assert sorted(p.name for p in repo.glob("PWNED*")) == []
     assert manifest in out.stdout
+
+
+def test_check_requires_every_import_of_a_target_to_resolve(repo: Path):
+    (repo / "src/payments/refund.ts").write_text('import { undo } from "./undo";\n\nexport const refund = undo;\n')
+    out = specward(repo, "context", "capture", "src/payments/refund.ts", "--include", "src/middleware/rateLimit.ts",
+                   "--include", "src/config/paymentConfig.ts")
+    assert out.returncode == 1
+    assert ("missing: src/payments/refund.ts: cannot find module './undo'" in out.stdout
+            and "(every import of a target must resolve)" in out.stdout), out.stdout
+    assert "remedy" not in out.stdout  # no include can fix an import that names nothing
