@@ -40,6 +40,9 @@ CODES: dict[str, Code] = {
         Code("context-invalid", "error", "Context manifest that cannot be read"),
         Code("stale-generated", "warning", "Generated file whose contract elements changed since it was generated"),
         Code("contract-change-impact", "information", "Contract entry whose last change affects files of the workspace"),
+        Code("unimplemented-endpoint", "warning", "Contract endpoint that no route of the backend implements"),
+        Code("undeclared-route", "information", "Backend route that no contract declares"),
+        Code("route-method-mismatch", "warning", "Contract endpoint whose path the backend routes with other methods"),
     )
 }
 

@@ -346,12 +346,41 @@ class Definition:
 
 @dataclass(frozen=True)
 class Route:
-    """A backend route declaration (Express, FastAPI, ...): ``path`` normalized to ``{param}``."""
+    """A backend route declaration (Express, FastAPI, ...): ``path`` normalized to ``{param}``,
+    with the prefix its own router declares in this file (``APIRouter(prefix="/users")``,
+    ``Blueprint(url_prefix=...)``) already joined in; ``prefix`` says which part that was.
+    ``router``: the module-level name of the app or router it is declared on (``app``,
+    ``router``, ``bp``), which other files mount (``RouteMount``); None when unknown.
+    ``handler``: the handler function's name and ``handler_span`` where it is defined, when
+    it is one in this file."""
 
     method: str
     path: str
     span: Span
     framework: str
+    router: str | None = None
+    prefix: str = ""
+    handler: str | None = None
+    handler_span: Span | None = None
+
+
+@dataclass(frozen=True)
+class RouteMount:
+    """A router mounted under another: FastAPI ``parent.include_router(child, prefix="/x")``
+    and ``parent.mount("/x", child)``, Flask ``parent.register_blueprint(child,
+    url_prefix="/x")``, Express ``parent.use("/x", child)``, Fastify ``parent.register(child,
+    { prefix: "/x" })``. ``parent``: the local name of the app or router in this file;
+    ``child``: the mounted router as written, a local name (``users_router``, imported or
+    defined here) or a dotted one (``users.router``, an imported module's attribute);
+    ``prefix``: the literal prefix (``""`` without one); ``unresolved``: why the prefix is
+    not a literal (then ``prefix`` is ``""`` and the routes below are unresolved)."""
+
+    parent: str
+    child: str
+    prefix: str
+    span: Span
+    framework: str
+    unresolved: str | None = None
 
 
 @dataclass(frozen=True)
@@ -399,6 +428,7 @@ class FileFacts:
     calls: tuple[CallSite, ...] = ()
     routes: tuple[Route, ...] = ()
     problems: tuple[Finding, ...] = ()
+    mounts: tuple["RouteMount", ...] = ()
     classes: tuple[ClassDef, ...] = ()
     # what the import checks need beyond imports/exports/definitions:
     # - open_exports: the module's exports cannot be known statically (CommonJS built at run

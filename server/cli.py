@@ -42,7 +42,7 @@ from specward.analyzers.lines import LineIndex
 from specward.analyzers.matching import full_path
 from specward.analyzers.model import Finding
 
-from . import context_cli, impact_cli, ledger_cli
+from . import context_cli, impact_cli, ledger_cli, routes_cli
 from .engine.index import WorkspaceIndex
 from .engine.reading import read_data, shown
 from .engine.workspace import find_project_root
@@ -116,6 +116,7 @@ def _parser() -> argparse.ArgumentParser:
     ledger_cli.add_subparser(sub)
     context_cli.add_subparser(sub)
     impact_cli.add_subparser(sub)
+    routes_cli.add_subparser(sub)
     return p
 
 
@@ -154,6 +155,8 @@ def main(argv: list[str] | None = None) -> int:
             return context_cli.run(args)
         if args.command == "impact":
             return impact_cli.run(args)
+        if args.command == "routes":
+            return routes_cli.run(args)
         return _run(args)
     except Exception as exc:  # noqa: BLE001 - one line and exit 2, never a traceback and 1
         log.debug("internal error", exc_info=True)

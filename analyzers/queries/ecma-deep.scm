@@ -24,6 +24,21 @@
 ;   client.arguments   the arguments of .create()/.extend()
 ;   this.field         `this.x` assigned in a method (`this.baseUrl = environment.apiUrl`)
 ;   this.value         the value assigned
+;   server.name        a variable bound to a backend app or router, at any level (module-level ones
+;                      are the file's routers, the others a factory's): express(), express.Router(),
+;                      Router(), fastify() / Fastify(), require('express')(), require('fastify')(...),
+;                      require('express').Router(), new Router() / new KoaRouter() (koa-router),
+;                      new Koa(), new Hono(), new Hono().basePath('/api')
+;   server.factory     the callee of the factory call (`express.Router`)
+;   server.class       the class of `new X(...)` (Router, KoaRouter, Koa, Hono, OpenAPIHono)
+;   server.arguments   the arguments of the factory, of the constructor or of `basePath(...)`
+;   server.base        `basePath` of `new Hono().basePath('/api')` (the arguments are its prefix)
+;   mount              `X.use(...)`, `X.register(...)`, `X.route(...)` on an identifier: Express and
+;                      Koa mounts, Fastify plugins, Hono sub-apps, and the head of Express's
+;                      `X.route('/x').get(h).post(h2)` chains and Fastify's `X.route({ ... })`
+;   mount.receiver     X
+;   mount.method       use / register / route
+;   mount.arguments    the call's arguments
 
 (call_expression
   function: (_) @call.function
@@ -99,3 +114,35 @@
 (assignment_expression
   left: (member_expression object: (this)) @this.field
   right: (_) @this.value)
+
+; ---------------------------------------------------------------- backend apps and routers
+(variable_declarator
+  name: (identifier) @server.name
+  value: (call_expression
+    function: [(identifier) (member_expression) (call_expression)] @server.factory
+    arguments: (arguments) @server.arguments)
+  (#match? @server.factory "^(express|express\\.Router|Router|[Ff]astify|require\\(['\"](express|fastify)['\"]\\)|require\\(['\"]express['\"]\\)\\.Router)$"))
+
+(variable_declarator
+  name: (identifier) @server.name
+  value: (new_expression
+    constructor: (identifier) @server.class
+    arguments: (arguments)? @server.arguments)
+  (#any-of? @server.class "Router" "KoaRouter" "Koa" "Hono" "OpenAPIHono"))
+
+(variable_declarator
+  name: (identifier) @server.name
+  value: (call_expression
+    function: (member_expression
+      object: (new_expression constructor: (identifier) @server.class)
+      property: (property_identifier) @server.base)
+    arguments: (arguments) @server.arguments)
+  (#eq? @server.base "basePath")
+  (#any-of? @server.class "Hono" "OpenAPIHono"))
+
+(call_expression
+  function: (member_expression
+    object: (identifier) @mount.receiver
+    property: (property_identifier) @mount.method)
+  arguments: (arguments) @mount.arguments
+  (#any-of? @mount.method "use" "register" "route")) @mount

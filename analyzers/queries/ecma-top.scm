@@ -41,8 +41,7 @@
 ;   method.name          the method name
 ;   method               the method_definition node
 ;   function.default     anonymous `export default function () {}` / `export default () => ...`
-;   server.name          variable bound to express() / express.Router() / Router() / fastify()
-;   server.factory       the factory callee
+;   (apps and routers bound to variables, `server.*`, are found anywhere by ecma-deep.scm)
 
 ; ---------------------------------------------------------------- imports
 ; an import only for its effect: the source is the statement's first named child
@@ -140,10 +139,3 @@
       name: (_) @method.class
       body: (class_body (method_definition name: (_) @method.name) @method)))
 ]
-
-; ---------------------------------------------------------------- backend servers (Express / Fastify)
-(lexical_declaration
-  (variable_declarator
-    name: (identifier) @server.name
-    value: (call_expression function: (_) @server.factory))
-  (#match? @server.factory "^(express|express\\.Router|Router|[Ff]astify)$"))

@@ -1,6 +1,6 @@
-; Per-file facts of a Python file: scopes, imports, bindings, call sites and route
-; decorators. Read by analyzers/extract/python.py, which runs this query once per file
-; (one tree traversal) and dispatches each match on its pattern's `kind` setting
+; Per-file facts of a Python file: scopes, imports, bindings, call sites, route
+; decorators and router mounts. Read by analyzers/extract/python.py, which runs this query
+; once per file (one tree traversal) and dispatches each match on its pattern's `kind` setting
 ; (#set! kind ...), then on the captures below. The settings of the "call" pattern say
 ; which calls may be HTTP calls; the extractor confirms the "arg" candidates after
 ; resolving names.
@@ -44,6 +44,13 @@
 ;   route.owner       its receiver (app, router, bp)
 ;   route.verb        the decorator method (get, post, ..., route, api_route)
 ;   route.args        its argument list
+;   route.handler     the name of the decorated function (or class: a class-based view)
+;   mount             a call `<name>.<method>(...)` that mounts a router or adds a URL rule:
+;                     FastAPI include_router / mount, Flask register_blueprint /
+;                     add_url_rule (the method's setting says which arguments are what)
+;   mount.parent      its receiver, a plain name (app, api_router, parent_bp)
+;   mount.method      the method (include_router, mount, register_blueprint, add_url_rule)
+;   mount.args        its argument list
 
 ; ---------------------------------------------------------------- scopes
 ((function_definition
@@ -173,11 +180,35 @@
  (#set! name-args "identifier attribute subscript binary_operator"))
 
 ; ---------------------------------------------------------------- route decorators
-((decorator
-   (call
-     function: (attribute
-                 object: (_) @route.owner
-                 attribute: (identifier) @route.verb)
-     arguments: (argument_list) @route.args) @route)
+; one match per route decorator of a definition (stacked decorators are several routes of
+; the same handler)
+((decorated_definition
+   (decorator
+     (call
+       function: (attribute
+                   object: (_) @route.owner
+                   attribute: (identifier) @route.verb)
+       arguments: (argument_list) @route.args) @route)
+   definition: [(function_definition name: (identifier) @route.handler)
+                (class_definition name: (identifier) @route.handler)])
  (#any-of? @route.verb "get" "post" "put" "patch" "delete" "head" "options" "trace" "route" "api_route")
  (#set! kind "route"))
+
+; ---------------------------------------------------------------- mounts and URL rules
+; Anywhere (module level, an app factory's body, ...), on a receiver that is a plain name.
+; One setting per method: the framework, then `role=where` for each argument the extractor
+; reads, `where` being a positional index, a keyword, or both (`0|router`: the first
+; positional argument or the keyword `router`). Roles: `child` the mounted router or app,
+; `prefix` its prefix; a method with a `rule` role declares a route instead (`rule` its
+; path, `view` the view function, `endpoint` its name, `methods` the list of methods).
+((call
+   function: (attribute
+               object: (identifier) @mount.parent
+               attribute: (identifier) @mount.method)
+   arguments: (argument_list) @mount.args) @mount
+ (#any-of? @mount.method "include_router" "mount" "register_blueprint" "add_url_rule")
+ (#set! kind "mount")
+ (#set! include_router "fastapi child=0|router prefix=prefix")
+ (#set! mount "fastapi prefix=0|path child=1|app")
+ (#set! register_blueprint "flask child=0|blueprint prefix=url_prefix")
+ (#set! add_url_rule "flask rule=0|rule endpoint=1|endpoint view=2|view_func methods=methods"))

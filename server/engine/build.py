@@ -142,6 +142,8 @@ class BuildSteps:
         cached = self.cache.digests() if self.cache else {}
         self.digests.clear(), self.skipped.clear(), self.contracts.clear(), self.problems.clear()
         self.routes.clear(), self._cached_matches.clear(), self.analysis_findings.clear()
+        self.mounts.clear()
+        self._composed = None
         for f in self.ws.skipped_findings():  # refused by the walk: a link out, a folder too deep
             self.problems[f.file] = (*self.problems.get(f.file, ()), f)
         self.stats["reused_matches"] = 0.0
@@ -288,7 +290,7 @@ class BuildSteps:
                 facts = failed(rel, crash)
                 here.append((rel, facts))
                 self.facts.put_live(rel, facts)
-                self._set_links(rel, [], {rel}, facts.problems, facts.routes)
+                self._set_links(rel, [], {rel}, facts.problems, (*facts.routes, *facts.mounts))
             elif isinstance(payload, FileFacts):  # parsed here (the processes could not start): linked below
                 here.append((rel, payload))
                 self.facts.put_live(rel, payload)
@@ -353,8 +355,7 @@ class BuildSteps:
             self.deps[rel] = link_deps
             if problems:
                 self.problems[rel] = problems
-            if routes:
-                self.routes[rel] = routes
+            self._set_routes(rel, routes)
             for dep in link_deps:
                 rdeps.setdefault(dep, set()).add(rel)
         return relink
@@ -375,7 +376,8 @@ class BuildSteps:
                 # edges are kept apart
                 links, edges = self.deps.get(rel, set()), self.adeps.get(rel, frozenset())
                 rows.append((rel, {d: self.digests.get(d, LISTED if d in files else _folder(d)) for d in links | edges},
-                             self.calls[rel], (self.problems.get(rel, ()), self.routes.get(rel, ()),
+                             self.calls[rel], (self.problems.get(rel, ()),
+                                               (*self.routes.get(rel, ()), *self.mounts.get(rel, ())),
                                                self._matches_of(rel), self.analysis_findings.get(rel, ()),
                                                tuple(sorted(edges)), tuple(sorted(links)))))
         self._dirty_links.clear()

@@ -30,7 +30,7 @@ from specward.analyzers.registry_rule import (hallucinated_package_findings, mis
 from specward.analyzers.contracts import parse_contract
 from specward.analyzers.http import LINKER_VERSION, HttpCall, Linker
 from specward.analyzers.matching import CallStatus, EndpointTable, Matcher, endpoint_id, unused_endpoint_findings
-from specward.analyzers.model import ContractFacts, Endpoint, FileFacts, Finding, Route, Span
+from specward.analyzers.model import ContractFacts, Endpoint, FileFacts, Finding, Route, RouteMount, Span
 from specward.analyzers.resolve import ResolverConfig, is_resolver_config
 
 from .cache import FactsCache
@@ -68,6 +68,9 @@ class WorkspaceIndex(BuildSteps, UpdateSteps):
         self.facts = FactsStore(None, self.digests)
         self.problems: dict[str, tuple[Finding, ...]] = {}
         self.routes: dict[str, tuple[Route, ...]] = {}  # backend route declarations per file
+        self.mounts: dict[str, tuple[RouteMount, ...]] = {}  # routers mounted under others, per file
+        self._composed: list | None = None  # routes.compose() of routes and mounts, until one changes
+        self._drift: tuple[object, object, dict[str, tuple[Finding, ...]]] | None = None  # (composed, table, per file)
         # the findings of the registered one-file analyses (analyzers/analyses.py) per file,
         # their edges merged into ``deps``; what reading their inputs found (a ledger line)
         self.analysis_findings: dict[str, tuple[Finding, ...]] = {}
@@ -263,7 +266,7 @@ class WorkspaceIndex(BuildSteps, UpdateSteps):
             log.exception("linking failed for %s", rel)
             calls, deps = [], {rel}
         found, edges = analyze(facts, linker.analysis, reraise=(_NotYetExtracted,))  # type: ignore[attr-defined]
-        self._set_links(rel, calls, deps, facts.problems, facts.routes)
+        self._set_links(rel, calls, deps, facts.problems, (*facts.routes, *facts.mounts))
         self._set_analysis(rel, found, edges)
 
     def _set_links(self, rel: str, calls: list[HttpCall] | None, deps: set[str],
@@ -276,7 +279,7 @@ class WorkspaceIndex(BuildSteps, UpdateSteps):
         if calls is None:
             self.calls.pop(rel, None)
             self.problems.pop(rel, None)
-            self.routes.pop(rel, None)
+            self._set_routes(rel, ())
             return
         self.calls[rel] = calls
         self.deps[rel] = deps
@@ -285,12 +288,56 @@ class WorkspaceIndex(BuildSteps, UpdateSteps):
             self.problems[rel] = problems
         else:
             self.problems.pop(rel, None)
-        if routes:
-            self.routes[rel] = routes
-        else:
-            self.routes.pop(rel, None)
+        self._set_routes(rel, routes)
         for dep in deps:
             self.rdeps.setdefault(dep, set()).add(rel)
+
+    def _set_routes(self, rel: str, items: tuple) -> None:
+        """A file's route declarations and mounts (they travel together, in link results
+        and the cache); a change of either composes the routes again."""
+        routes = tuple(r for r in items if isinstance(r, Route))
+        mounts = tuple(m for m in items if isinstance(m, RouteMount))
+        if routes != self.routes.get(rel, ()) or mounts != self.mounts.get(rel, ()):
+            self._composed = None
+        for table, got in ((self.routes, routes), (self.mounts, mounts)):
+            if got:
+                table[rel] = got
+            else:
+                table.pop(rel, None)
+
+    def drift_findings(self, rel: str | None = None):
+        """``routes.drift``: where the contracts and the backend's routes disagree; of one
+        file, or per file. Computed again when the routes or the contracts changed."""
+        from specward.analyzers.routes import drift
+
+        with self.lock:
+            composed = self.composed_routes() if (self.routes or self._composed) else []
+            if self._drift is None or self._drift[0] is not composed or self._drift[1] is not self.table:
+                per: dict[str, tuple[Finding, ...]] = {}
+                for f in drift(composed, list(self.table.endpoints)):
+                    per[f.file] = (*per.get(f.file, ()), f)
+                self._drift = (composed, self.table, per)
+            per = self._drift[2]  # type: ignore[assignment]
+            return per if rel is None else per.get(rel, ())
+
+    def composed_routes(self) -> list:
+        """Every route with its full path, composed across the files that mount its router
+        (``analyzers/routes.py``); computed again only after a route or mount changed."""
+        from specward.analyzers.routes import compose
+
+        with self.lock:
+            if self._composed is None:
+                ctx = Context(self.analysis_input, self.facts.get, self.resolver_config, installed=self.installed)
+
+                def resolve(importer: str, spec: str, python: bool) -> str | None:
+                    from specward.analyzers.package_entry import in_installed
+                    from specward.analyzers.resolve import FILE
+
+                    r = ctx.resolver.resolve(importer, spec, "python" if python else None)
+                    return r.path if r.kind == FILE and r.path and not in_installed(r.path) else None
+
+                self._composed = compose(set(self.routes) | set(self.mounts), self.facts.get, resolve)
+            return self._composed
 
     def _matches_of(self, rel: str) -> tuple:
         """(table key, per call: the matched endpoint's id and whether the match is weak, or
@@ -366,6 +413,7 @@ class WorkspaceIndex(BuildSteps, UpdateSteps):
                 out.extend(self.config.problems)
             out.extend(self.context.findings.get(rel, ()))
             out.extend(self.generated.findings_of(rel))
+            out.extend(self.drift_findings(rel))
             return self._apply_severity(out)
 
     def _with_registry(self, rel: str, found: tuple[Finding, ...]) -> tuple[Finding, ...] | list[Finding]:
@@ -411,7 +459,8 @@ class WorkspaceIndex(BuildSteps, UpdateSteps):
         """Every file that may have findings (the others have none)."""
         with self.lock:
             paths = (set(self.statuses) | set(self.contracts) | set(self.problems) | set(self.analysis_findings)
-                     | set(self.input_problems) | set(self.context.findings) | self.generated.paths())
+                     | set(self.input_problems) | set(self.context.findings) | self.generated.paths()
+                     | set(self.drift_findings()))
             if self.config.source is not None and self.config.problems:
                 paths.add(self.config.source.relative_to(self.root).as_posix())
             return paths
@@ -429,10 +478,9 @@ class WorkspaceIndex(BuildSteps, UpdateSteps):
         table = EndpointTable([Endpoint(method, path, "", Span(0, 0))])
         out = []
         with self.lock:
-            for rel in sorted(self.routes):
-                for route in self.routes[rel]:
-                    if route.method in (method, "ANY") and table.lookup(route.path):
-                        out.append((rel, route))
+            for c in self.composed_routes():
+                if c.unresolved is None and c.method in (method, "ANY") and table.lookup(c.path):
+                    out.append((c.file, replace(c.route, path=c.path)))
         return out
 
     def all_statuses(self) -> list[CallStatus]:

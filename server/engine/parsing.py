@@ -182,7 +182,7 @@ def start_linking(root: str, walk: str, limit: int, queue, parent: int) -> None:
 
 def link_batch(items: list[tuple[str, str, str]]) -> list[LinkResult]:
     """Linking parser-process entry point: ``(rel, digest, text)`` items (read by the main
-    process) -> ``(rel, calls, deps, problems, routes, thin facts)`` per file."""
+    process) -> ``(rel, calls, deps, problems, routes and mounts, thin facts)`` per file."""
     st = _linking
     assert st is not None, "link_batch needs start_linking as the process initializer"
     todo = []
@@ -206,5 +206,5 @@ def link_batch(items: list[tuple[str, str, str]]) -> list[LinkResult]:
         # what the registered analyses read of a file (analyzers/analyses.py): they run in
         # the main process, which gets every file's thin facts (here, each process has only
         # some files, and following every import would extract the others' files again)
-        out.append((rel, calls, deps, facts.problems, facts.routes, thin(facts)))
+        out.append((rel, calls, deps, facts.problems, (*facts.routes, *facts.mounts), thin(facts)))
     return out

@@ -238,7 +238,7 @@ class UpdateSteps:
         if any(c is None for c in new_calls):
             return False
         moved: dict = {}
-        for table in (self.problems, self.routes):  # the facts' own, moved the same way
+        for table in (self.problems,):  # the facts' own, moved the same way
             items = table.get(rel, ())
             spans = [where(x.span) for x in items]
             if None in spans:
@@ -250,9 +250,10 @@ class UpdateSteps:
         self.calls[rel] = new_calls
         if rel in self.statuses:
             self.statuses[rel] = new_statuses
-        for table in (self.problems, self.routes):
-            if moved[id(table)]:
-                table[rel] = moved[id(table)]
+        if moved[id(self.problems)]:
+            self.problems[rel] = moved[id(self.problems)]
+        if rel in self.routes or rel in self.mounts:  # the new facts' (handlers' spans moved too)
+            self._set_routes(rel, (*facts.routes, *facts.mounts))
         self._dirty_links.add(rel)
         if self.analysis_findings.get(rel):
             self.analysis_findings[rel] = moved_analysis

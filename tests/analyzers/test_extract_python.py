@@ -617,5 +617,5 @@ def test_facts_pickle_and_compare_like_constructed_ones():
     assert vars(c) == {"callee": "client.get", "span": c.span, "args": c.args, "kwargs": c.kwargs,
                        "scope": "get_user"}
     assert list(vars(f)) == ["path", "language", "imports", "exports", "definitions", "functions",
-                             "constants", "clients", "calls", "routes", "problems", "classes",
+                             "constants", "clients", "calls", "routes", "problems", "mounts", "classes",
                              "open_exports", "declared_modules", "all_names"]

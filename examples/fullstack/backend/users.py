@@ -18,3 +18,18 @@ def get_user(user_id: str):
 @router.delete("/users/{user_id}")
 def delete_user(user_id: str):
     return None
+
+
+@router.post("/users")
+def create_user(user: dict):
+    return user
+
+
+@router.get("/user/profile")
+def read_profile():
+    return {}
+
+
+@router.put("/user/profile")
+def update_profile(profile: dict):
+    return profile
