@@ -179,9 +179,12 @@ def compose(files: Iterable[str], lookup: Callable[[str], FileFacts | None], res
         for r in rs:
             own = r.path[len(r.prefix):] if r.prefix and r.path.startswith(r.prefix) else r.path
             for steps, why in node_chains:
-                local = ((Step(r.prefix, rel, r.span, "router"),) if r.prefix else ()) + (Step(own, rel, r.span, "route"),)
-                full = join(*(s.text for s in steps), r.path)
-                if r.path == "/" and steps and r.framework in _ROOT_IS_PREFIX:
+                # Flask: register_blueprint(bp, url_prefix=...) replaces the blueprint's own prefix
+                replaced = r.framework == "flask" and bool(r.prefix) and bool(steps) and bool(steps[-1].text)
+                own_prefix = "" if replaced else r.prefix
+                local = ((Step(own_prefix, rel, r.span, "router"),) if own_prefix else ()) + (Step(own, rel, r.span, "route"),)
+                full = join(*(s.text for s in steps), own_prefix, own)
+                if own == "/" and not own_prefix and steps and r.framework in _ROOT_IS_PREFIX:
                     full = join(*(s.text for s in steps))  # Express: router.get('/') under '/users' is /users
                 composed.append(ComposedRoute(r.method, full, rel, r, (*steps, *local), why))
     composed.sort(key=lambda c: (c.path, c.method, c.file, c.route.span.start))

@@ -172,3 +172,22 @@ v1.post('/sessions', (req, res) => res.sendStatus(201));
 
 def test_a_router_re_exported_through_an_index_file():
     assert routes(TS_EXPRESS) == [("POST", "/api/v1/sessions", "src/routes/v1.ts", None)]
+
+
+def test_a_flask_url_prefix_at_registration_replaces_the_blueprints_own():
+    fixture = """
+//- app.py
+from flask import Flask
+from admin import admin_bp
+
+app = Flask(__name__)
+app.register_blueprint(admin_bp, url_prefix="/console")
+//- admin.py
+from flask import Blueprint
+
+admin_bp = Blueprint("admin", __name__, url_prefix="/admin")
+
+@admin_bp.route("/users")
+def users(): ...
+"""
+    assert routes(fixture) == [("GET", "/console/users", "admin.py", None)]
