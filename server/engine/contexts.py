@@ -381,7 +381,8 @@ class ContextState:
         threshold = self.index.settings.context.confidence_threshold if self.index else 0.5
         out: dict[str, list[Finding]] = {}
         entries = sorted({e.path for m in self.manifests.values() if m.manifest for e in m.manifest.entries})
-        self._head_blobs(entries)  # one git call for every entry
+        if entries:  # one git call for every entry (none at all without manifests)
+            self._head_blobs(entries)
         for rel, loaded in sorted(self.manifests.items()):
             out.setdefault(rel, []).extend(loaded.problems)
             m = loaded.manifest
