@@ -65,15 +65,15 @@ def is_manifest(rel: str) -> bool:
 
 # ---------------------------------------------------------------------- capture
 
-def imports_of(index: "WorkspaceIndex", rel: str) -> list[str]:
+def imports_of(index: "WorkspaceIndex", ctx: Context, rel: str) -> list[str]:
     """The workspace files ``rel``'s imports resolve to (installed packages left out), as the
-    architecture rules count them (``analyses.import_target``)."""
+    architecture rules count them (``analyses.import_target``); ``ctx``: one per capture
+    (its resolver memoizes per folder)."""
     from specward.analyzers.invariants import graph_imports
 
     facts = index.facts.get(rel)
     if facts is None:
         return []
-    ctx = Context(index.analysis_input, index.facts.get, index.resolver_config, installed=index.installed)
     probed: set[str] = set()
     return [p for imp in graph_imports(facts) if (p := import_target(ctx, rel, imp, probed)[0]) is not None]
 
@@ -128,7 +128,9 @@ def capture(index: "WorkspaceIndex", targets: list[str], depth: int, includes: l
     itself. ``buffers``: the unsaved text of a file, when an editor has one."""
     git = index.context.git
     head = git.head()
-    planned = plan_capture(targets, depth, includes, lambda r: imports_of(index, r), lambda r: configs_of(index, r))
+    ctx = Context(index.analysis_input, index.facts.get, index.resolver_config, installed=index.installed)
+    planned = plan_capture(targets, depth, includes, lambda r: imports_of(index, ctx, r),
+                           lambda r: configs_of(index, r))
     blobs = git.blobs("HEAD", [p.path for p in planned]) if head else {}
     now = datetime.now(timezone.utc).isoformat(timespec="seconds")
     entries = []
@@ -169,7 +171,7 @@ def recapture(index: "WorkspaceIndex", rel: str, more: list[str] | None = None) 
         raise ValueError(f"{rel} is not a context manifest that can be read")
     includes = list(dict.fromkeys([*m.includes, *(more or [])]))
     name = rel.rsplit("/", 1)[-1][: -len(".json")]
-    capture(index, m.targets, m.depth, includes, m.task, buffers=index.context.buffers.get, out_name=name,
+    capture(index, m.targets, m.depth, includes, m.task, buffers=index._buffers.get, out_name=name,
             active=m.active, forbidden=m.forbidden_symbols)
     ft = read_file(index.root, rel, MANIFEST_BYTES)
     if ft.text is None:
@@ -220,7 +222,6 @@ class ContextState:
     manifests: dict[str, _Loaded] = field(default_factory=dict)
     findings: dict[str, tuple[Finding, ...]] = field(default_factory=dict)
     texts: dict[str, str] = field(default_factory=dict)  # sha256 of the text last given for a file
-    buffers: dict[str, str] = field(default_factory=dict)  # that text, while it differs from the disk
     _required: dict[str, list[Missing]] = field(default_factory=dict)  # manifest -> what it lacks
     _defs: dict[str, set[str]] = field(default_factory=dict)  # required symbol -> files defining it
     _uses: dict[tuple, list[Finding]] = field(default_factory=dict)  # (path, sha256, symbols, manifest) -> uses
@@ -428,14 +429,16 @@ class ContextState:
         return {rel for rel, sha in self.texts.items() if sha != self._disk_sha(rel)}
 
     def _forbidden_uses(self, rel: str, symbols: frozenset[str], task: str, manifest: str) -> list[Finding]:
-        text = self.buffers.get(rel)
-        if text is None:
-            ft = read_file(self.root, rel, self.index.settings.max_file_size if self.index else 1_000_000)
-            text = ft.text
-        if text is None:
+        """``forbidden_uses`` of the text specward sees (the buffer, else the disk), once per
+        version of the file: the key is the digest already known, the text is read on a miss."""
+        digest = self.texts.get(rel) or self._disk_sha(rel)
+        if digest is None or self.index is None:
             return []
-        key = (rel, sha256_text(text), symbols, task, manifest)
+        key = (rel, digest, symbols, task, manifest)
         if key not in self._uses:
+            text = self.index._text_reader()(rel)
+            if text is None:
+                return []
             if len(self._uses) > 256:
                 self._uses.clear()
             self._uses[key] = forbidden_uses(rel, text, symbols, task, manifest)
@@ -455,17 +458,12 @@ class ContextState:
                 if _defines(facts, sym) != (rel in where):
                     (where.add if rel not in where else where.discard)(rel)
                     self._required.clear()
-        self._disk.pop(rel, None)
         if text is None:
             self.texts.pop(rel, None)
-            self.buffers.pop(rel, None)
         else:
             self.texts[rel] = sha256_text(text)
-            if self.texts[rel] != self._disk_sha(rel):
-                self.buffers[rel] = text
-            else:
-                self.buffers.pop(rel, None)
-        if rel not in self.buffers:  # the disk changed: ask git again
+        # (the disk's digest is cached by the file's stat: a keystroke reads nothing from it)
+        if text is None or self.texts[rel] == self._disk_sha(rel):  # the disk changed: ask git again
             self._changed.clear()
             self._renames.clear()
             self._heads = (None, {})

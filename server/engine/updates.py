@@ -237,21 +237,19 @@ class UpdateSteps:
             new_statuses.append(st if unmoved else replace(st, call=call, _finding=finding))
         if any(c is None for c in new_calls):
             return False
-        moved: dict = {}
-        for table in (self.problems,):  # the facts' own, moved the same way
-            items = table.get(rel, ())
-            spans = [where(x.span) for x in items]
-            if None in spans:
-                return False
-            moved[id(table)] = tuple(replace(x, span=sp) for x, sp in zip(items, spans))
+        problems = self.problems.get(rel, ())  # the facts' own, moved the same way
+        spans = [where(x.span) for x in problems]
+        if None in spans:
+            return False
+        moved_problems = tuple(replace(x, span=sp) for x, sp in zip(problems, spans))
         moved_analysis = _moved_findings(self.analysis_findings.get(rel, ()), rel, where)
         if moved_analysis is None:
             return False
         self.calls[rel] = new_calls
         if rel in self.statuses:
             self.statuses[rel] = new_statuses
-        if moved[id(self.problems)]:
-            self.problems[rel] = moved[id(self.problems)]
+        if moved_problems:
+            self.problems[rel] = moved_problems
         if rel in self.routes or rel in self.mounts:  # the new facts' (handlers' spans moved too)
             self._set_routes(rel, (*facts.routes, *facts.mounts))
         self._dirty_links.add(rel)
