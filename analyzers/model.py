@@ -352,7 +352,9 @@ class Route:
     ``router``: the module-level name of the app or router it is declared on (``app``,
     ``router``, ``bp``), which other files mount (``RouteMount``); None when unknown.
     ``handler``: the handler function's name and ``handler_span`` where it is defined, when
-    it is one in this file."""
+    it is one in this file. ``unresolved``: why the route's own path is not a literal (an
+    f-string, a name bound elsewhere); ``path`` then holds only what is known, and the
+    route is listed but never matched."""
 
     method: str
     path: str
@@ -362,6 +364,7 @@ class Route:
     prefix: str = ""
     handler: str | None = None
     handler_span: Span | None = None
+    unresolved: str | None = None
 
 
 @dataclass(frozen=True)

@@ -186,7 +186,7 @@ def compose(files: Iterable[str], lookup: Callable[[str], FileFacts | None], res
                 full = join(*(s.text for s in steps), own_prefix, own)
                 if own == "/" and not own_prefix and steps and r.framework in _ROOT_IS_PREFIX:
                     full = join(*(s.text for s in steps))  # Express: router.get('/') under '/users' is /users
-                composed.append(ComposedRoute(r.method, full, rel, r, (*steps, *local), why))
+                composed.append(ComposedRoute(r.method, full, rel, r, (*steps, *local), r.unresolved or why))
     composed.sort(key=lambda c: (c.path, c.method, c.file, c.route.span.start))
     return composed
 
