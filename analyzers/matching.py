@@ -125,12 +125,20 @@ class EndpointTable:
     """The merged endpoints of all contracts, indexed for segment-wise lookup."""
 
     def __init__(self, endpoints: Iterable[Endpoint], base_paths: Iterable[str] = (),
-                 case_sensitive: bool = False, unreadable: Iterable[str] = (), hosts: Iterable[str] = ()) -> None:
+                 case_sensitive: bool = False, unreadable: Iterable[str] = (), hosts: Iterable[str] = (),
+                 source: str = "contract", incomplete: str | None = None) -> None:
         self.endpoints = tuple(endpoints)
+        # "contract": the contract files' endpoints; "routes": the backend's own routes
+        # (``routes.route_endpoints``), which then name their handlers in messages
+        self.source = source
         self.hosts = frozenset(h.lower() for h in hosts)  # the hosts the contracts' servers name
         self.base_paths = tuple(b.rstrip("/") for b in base_paths if b.strip("/"))
         self.case_sensitive = case_sensitive
         self.unreadable = tuple(unreadable)  # contracts that could not be read as a whole
+        # why a call that matches nothing is not judged: a contract could not be read, or a
+        # route's full path is not known (it may be the one)
+        self.incomplete = incomplete or (f"contract {', '.join(self.unreadable)} could not be read"
+                                         if self.unreadable else None)
         self._root = _Node()
         self.namespace = _namespace(self.endpoints)
         self.bases = tuple(sorted({ep.base_path.rstrip("/") for ep in self.endpoints if ep.base_path.strip("/")}))
@@ -391,6 +399,18 @@ def _fmt(ep: Endpoint) -> str:
     return f"{ep.method} {full_path(ep)}"
 
 
+def _handler(ep: Endpoint) -> str | None:
+    """A route's handler (``read_user in app/users.py``); None for a contract entry."""
+    return dict(ep.details).get("handler") if ep.details else None  # type: ignore[return-value]
+
+
+def _named(ep: Endpoint) -> str:
+    """``_fmt`` for messages: a route also names its handler (``GET /api/users/{id}, read_user
+    in app/users.py``)."""
+    handler = _handler(ep)
+    return _fmt(ep) + (f", {handler}" if handler else "")
+
+
 # ---------------------------------------------------------------------- judging
 
 
@@ -553,9 +573,8 @@ class Matcher:
             hits = interp[agreed if agreed in interp else min(allowed, key=_prefer)] if allowed else None
         if hits:
             return self._verdict(call, label, hits, branch)
-        if table.unreadable:
-            names = ", ".join(table.unreadable)
-            return CallStatus(replace(call, reason=f"contract {names} could not be read"), "unresolved", branch=branch)
+        if table.incomplete:
+            return CallStatus(replace(call, reason=table.incomplete), "unresolved", branch=branch)
         why = table.outside(template, relative, call.base_unknown, frame[0] if frame else None)
         if why is not None:
             return CallStatus(replace(call, reason=why), "unresolved", branch=branch)
@@ -570,18 +589,21 @@ class Matcher:
             chosen = strong or list(hits)
             exact = [h for h in chosen if h.exact]
             eps = [h.ep for h in (exact or chosen)]
-            match = eps[0] if call.method == "UNKNOWN" else next((ep for ep in eps if ep.method == call.method), None)
+            match = eps[0] if call.method == "UNKNOWN" else next((ep for ep in eps if ep.method in (call.method, "ANY")), None)
             got = self._verdicts[key] = (hits, match, not strong, bool(exact), eps)
         _, match, weak, exact, eps = got
         if match is not None and exact:  # the usual case
             return CallStatus(call, "matched", match, None, weak=weak, branch=branch)
         if match is None:
-            if self.table.unreadable:
-                names = ", ".join(self.table.unreadable)
-                return CallStatus(replace(call, reason=f"contract {names} could not be read"), "unresolved", branch=branch)
+            if self.table.incomplete:
+                return CallStatus(replace(call, reason=self.table.incomplete), "unresolved", branch=branch)
             methods = sorted({ep.method for ep in eps})
-            msg = (f"{label} is not declared: the contract has {full_path(eps[0])} only with "
-                   f"{', '.join(methods)}")
+            if self.table.source == "routes":
+                msg = (f"{label} is not routed: the backend routes {full_path(eps[0])} only with "
+                       f"{', '.join(methods)} (handled by {', '.join(_handler(ep) for ep in eps[:3])})")
+            else:
+                msg = (f"{label} is not declared: the contract has {full_path(eps[0])} only with "
+                       f"{', '.join(methods)}")
             finding = Finding("method-mismatch", CODES["method-mismatch"].severity, msg, call.file, call.span,
                               data=(("method", call.method), ("template", call.template),
                                     ("declared", tuple(_fmt(ep) for ep in eps))))
@@ -609,13 +631,14 @@ def phantom_finding(table: EndpointTable, call: HttpCall, branch: str | None = N
     assert call.template is not None
     label = call.template if call.method == "UNKNOWN" else f"{call.method} {call.template}"
     near = table.nearest(call)
-    msg = f"{label} is not in the contract"
+    where = "a route of the backend" if table.source == "routes" else "in the contract"
+    msg = f"{label} is not {where}"
     if frame:
-        msg = f"{label} is not in the contract under {frame}, the prefix the other calls through this base use"
+        msg = f"{label} is not {where} under {frame}, the prefix the other calls through this base use"
     if branch:
         msg += f" ({branch} of a conditional URL)"
     if near:
-        msg += f" (nearest: {', '.join(_fmt(ep) for ep in near[:2])})"
+        msg += f" (nearest: {', '.join(_named(ep) for ep in near[:2])})"
     return Finding("phantom-api", CODES["phantom-api"].severity, msg, call.file, call.span,
                    data=(("method", call.method), ("template", call.template),
                          ("nearest", tuple(_fmt(ep) for ep in near))))

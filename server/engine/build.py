@@ -209,6 +209,8 @@ class BuildSteps:
                 check()
                 self._link_one(linker, rel)
         check()
+        if self.routes_as_contract():
+            self._rebuild_table()  # the routes are known now
         self._rematch(list(self.calls))
         self._cached_matches.clear()
         check()  # the link results are complete from here on: they may be stored

@@ -91,6 +91,10 @@ class Settings(BaseModel):
                            "the workspace root that are walked; deeper folders are skipped (file-skipped).")
     base_paths: list[str] = Field(default_factory=list, description="Path prefixes that clients add "
                                   "(e.g. '/api') and contracts omit.")
+    contract_sources: list[Literal["files", "routes"]] = Field(
+        default_factory=lambda: ["files", "routes"], min_length=1,
+        description="What client calls are judged against: the contract files, the backend's own routes "
+        "(docs/routes.md), or both (the files when there are any, else the routes).")
     severity: dict[str, SeverityName] = Field(default_factory=dict)
     cache: bool = True
     case_sensitive: bool = Field(default=False, description="The backend routes with case (Starlette, "

@@ -106,6 +106,8 @@ class WorkspaceIndex(BuildSteps, UpdateSteps):
         self.statuses: dict[str, list[CallStatus]] = {}
         self.used: Counter[tuple[str, str, str]] = Counter()
         self.table = EndpointTable(())
+        self.contract_table = self.table
+        self._route_trust: bool | None = None  # route_contract.trusted of the statuses, until they change
         self.matcher = Matcher(self.table)
         # the module resolver's configuration (tsconfig/jsconfig, package.json, framework and
         # bundler configs), and the text of every file it read
@@ -211,12 +213,33 @@ class WorkspaceIndex(BuildSteps, UpdateSteps):
         return EndpointTable(endpoints, self.settings.base_paths, case_sensitive=self.settings.case_sensitive,
                              unreadable=unreadable, hosts=[h for c in contracts.values() for h in c.hosts])
 
+    def routes_as_contract(self) -> bool:
+        """Whether client calls are judged against the backend's own routes
+        (``contract_sources``): "routes" is a source, and "files" is not or no contract
+        file is in the workspace."""
+        sources = self.settings.contract_sources
+        return "routes" in sources and ("files" not in sources or not self.contracts)
+
+    def _route_table(self) -> EndpointTable:
+        from specward.analyzers.route_contract import route_endpoints
+
+        endpoints, incomplete = route_endpoints(self.composed_routes())
+        return EndpointTable(endpoints, self.settings.base_paths, case_sensitive=self.settings.case_sensitive,
+                             source="routes", incomplete=incomplete)
+
+    def _judging(self) -> bool:
+        """Whether calls are judged at all: there are contracts, or routes stand for them."""
+        return bool(self.contracts if self.table.source != "routes" else self.table.endpoints)
+
     def _rebuild_table(self) -> None:
-        self.table = self.table_for(self.contracts)
+        self.contract_table = self.table_for(self.contracts)  # what the drift compares the routes with
+        self.table = self._route_table() if self.routes_as_contract() else self.contract_table
+        self._route_trust = None
         endpoints = self.table.endpoints
         self.matcher = Matcher(self.table)
         self._ep_by_id = {endpoint_id(ep): ep for ep in endpoints}
-        ident = repr(([(ep.file, ep.method, ep.path, ep.base_path) for ep in endpoints], self.settings.base_paths))
+        ident = repr(([(ep.file, ep.method, ep.path, ep.base_path) for ep in endpoints], self.settings.base_paths,
+                      self.table.source, self.table.incomplete))
         self._table_key = digest_of(ident.encode())
 
     def _link(self, paths: Iterable[str]) -> None:
@@ -312,11 +335,12 @@ class WorkspaceIndex(BuildSteps, UpdateSteps):
 
         with self.lock:
             composed = self.composed_routes() if (self.routes or self._composed) else []
-            if self._drift is None or self._drift[0] is not composed or self._drift[1] is not self.table:
+            table = self.contract_table
+            if self._drift is None or self._drift[0] is not composed or self._drift[1] is not table:
                 per: dict[str, tuple[Finding, ...]] = {}
-                for f in drift(composed, list(self.table.endpoints)):
+                for f in drift(composed, list(table.endpoints)):
                     per[f.file] = (*per.get(f.file, ()), f)
-                self._drift = (composed, self.table, per)
+                self._drift = (composed, table, per)
             per = self._drift[2]  # type: ignore[assignment]
             return per if rel is None else per.get(rel, ())
 
@@ -367,7 +391,9 @@ class WorkspaceIndex(BuildSteps, UpdateSteps):
         """Judge the calls of ``paths`` again (their calls changed, or the table did), and
         of every file whose channel's frame their evidence changed; returns the files judged."""
         paths = set(paths)
-        if not self.contracts:
+        judging = self._judging()
+        self._route_trust = None
+        if not judging:
             changed: set[str] = set()
         else:
             changed = set()
@@ -387,13 +413,43 @@ class WorkspaceIndex(BuildSteps, UpdateSteps):
             calls = self.calls.get(rel)
             if not calls:
                 continue
-            sts = self._match(rel, calls) if self.contracts else [CallStatus(c, "unresolved") for c in calls]
+            if not judging:
+                sts = [CallStatus(c, "unresolved") for c in calls]
+            elif self.table.source == "routes" and (rel in self.routes or rel in self.mounts):
+                # the backend's own outgoing calls go to other services, not to its routes
+                sts = [CallStatus(replace(c, reason="a call from a file that declares routes is not judged against "
+                                          "them (it calls another service)"), "unresolved") for c in calls]
+            else:
+                sts = self._match(rel, calls)
             self.statuses[rel] = sts
             for st in sts:
                 if st.status == "matched" and st.endpoint is not None:
                     self.used[endpoint_id(st.endpoint)] += 1
-        self.unused = unused_endpoint_findings(self.table.endpoints, set(self.used))
+        self.unused = (unused_endpoint_findings(self.table.endpoints, set(self.used))
+                       if self.table.source != "routes" else [])  # a route serves clients outside too
         return paths
+
+    def route_verdicts_shown(self) -> bool:
+        """With routes as the contract: whether their phantoms and method mismatches are shown
+        (``route_contract.trusted``: most calls reach a route); always, with contract files."""
+        if self.table.source != "routes":
+            return True
+        if self._route_trust is None:
+            from specward.analyzers.route_contract import trusted
+
+            self._route_trust = trusted(st for sts in self.statuses.values() for st in sts)
+        return self._route_trust
+
+    def routes_changed(self) -> set[str]:
+        """After a file's routes or mounts changed: with routes as the contract, a new table
+        and every call judged again when the endpoints differ. Returns the files judged."""
+        if self.table.source != "routes" and not self.routes_as_contract():
+            return set()
+        before = self._table_key
+        self._rebuild_table()
+        if self._table_key == before:
+            return set()
+        return self._rematch(list(self.calls))
 
     # ================================================================== queries
     def findings(self, rel: str) -> list[Finding]:
@@ -402,8 +458,9 @@ class WorkspaceIndex(BuildSteps, UpdateSteps):
             out: list[Finding] = list(self.problems.get(rel, ()))
             out.extend(self._with_registry(rel, self.analysis_findings.get(rel, ())))
             out.extend(self.input_problems.get(rel, ()))
+            shown = self.route_verdicts_shown()
             for st in self.statuses.get(rel, ()):
-                if st.finding is not None:
+                if st.finding is not None and (shown or st.status not in ("phantom", "method-mismatch")):
                     out.append(st.finding)
             contract = self.contracts.get(rel)
             if contract is not None:

@@ -138,9 +138,11 @@ class UpdateSteps:
                 # analyses that read texts (this file's, or the files judged with it) again
                 readers = text_readers(chain((rel,), self.ardeps.get(rel, ())), self.analysis_input)
                 self._analyze(readers)
-                return {rel} | readers
+                return {rel} | readers | (self.routes_changed() if self._composed is None else set())
         linked = {rel} | self.rdeps.get(rel, set())
         self._link(linked)
+        if self._composed is None:  # a route or mount changed: with routes as the contract, judged again
+            linked |= self.routes_changed()
         judged = (self.ardeps.get(rel, set()) | listing) - linked  # reached only through an analysis edge
         self._analyze(judged)
         affected = linked | judged | self._rematch(linked)
