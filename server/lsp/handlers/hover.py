@@ -10,7 +10,9 @@ from lsprotocol import types as lsp
 
 from specward.analyzers import ide
 from specward.analyzers.contract_diff import impact_card
+from specward.analyzers.handler_doc import handler_doc, route_card
 from specward.analyzers.matching import endpoint_id
+from specward.analyzers.model import Span
 
 from .. import convert
 from .. import lookups as f
@@ -32,7 +34,10 @@ def _hover(session: Session, params: lsp.HoverParams) -> lsp.Hover | None:
             where = None
             if st.endpoint is not None:
                 where = f"{st.endpoint.file}:{f.line_of(session, st.endpoint.file, st.endpoint.span)}"
-            text = ide.hover_call(st, f.models(index), where, near)
+            if st.status == "matched" and st.endpoint is not None and dict(st.endpoint.details).get("source") == "routes":
+                text = _route_card(session, st.endpoint)
+            else:
+                text = ide.hover_call(st, f.models(index), where, near)
             span = st.call.span
         case f.EndpointTarget(endpoint=ep):
             calls = [(st.call.file, f.line_of(session, st.call.file, st.call.span)) for st in f.callers(index, ep)]
@@ -64,6 +69,22 @@ def _hover(session: Session, params: lsp.HoverParams) -> lsp.Hover | None:
 
 async def handle(ls: SpecwardServer, params: lsp.HoverParams) -> lsp.Hover | None:
     return await ls.session.request(_hover, ls.session, params) if ls.session else None
+
+
+def _route_card(session: Session, ep) -> str:
+    """The card of a call whose contract is the backend's routes: the handler's signature
+    and docstring (read from its file's current text), and where it is."""
+    d = dict(ep.details)
+    start, _ = d.get("handler_span") or (ep.span.start, ep.span.end)
+    text = session.index._text_reader()(ep.file)
+    doc = None
+    if text is not None:
+        try:
+            doc = handler_doc(ep.file, text, start)
+        except Exception:  # noqa: BLE001 - a card without the signature, rather than none
+            doc = None
+    line = f.line_of(session, ep.file, Span(start, start))
+    return route_card(ep.method, ep.path, ep.id or "the route", f"{ep.file}:{line}", doc, d.get("framework"))
 
 
 def _model_import(session: Session, rel: str, pos: lsp.Position) -> lsp.Hover | None:
