@@ -61,3 +61,34 @@ def trusted(statuses: Iterable[CallStatus]) -> bool:
         elif st.status in ("phantom", "method-mismatch"):
             missed.add((st.call.method, template))
     return bool(matched) and 2 * len(matched) >= len(matched) + len(missed)
+
+
+def _shared(a: str, b: str) -> int:
+    """Leading segments two path templates share (any two parameters are the same)."""
+    n = 0
+    for x, y in zip([s for s in a.split("/") if s], [s for s in b.split("/") if s]):
+        if x != y and not (x.startswith("{") and y.startswith("{")):
+            break
+        n += 1
+    return n
+
+
+def nearest_routes(composed: Iterable[ComposedRoute], method: str, path: str, limit: int = 3) -> list[ComposedRoute]:
+    """The resolved routes closest to ``method path`` (a contract entry no route implements):
+    most leading segments in common, then the same method; none that shares no segment."""
+    scored = [(_shared(c.path, path), c.method == method, c) for c in composed if c.unresolved is None]
+    scored = [s for s in scored if s[0] > 0]
+    scored.sort(key=lambda s: (-s[0], not s[1], s[2].path, s[2].file, s[2].route.span.start))
+    return [c for _, _, c in scored[:limit]]
+
+
+def contract_for(endpoints: Iterable[Endpoint], path: str) -> tuple[str, str] | None:
+    """(contract file, its base path) an undeclared route ``path`` belongs in: the one whose
+    entries share most leading segments with it (with their base path); None without one."""
+    best: tuple[int, str, str] | None = None
+    for ep in endpoints:
+        full = (ep.base_path.rstrip("/") + ep.path) if ep.base_path else ep.path
+        score = _shared(full, path)
+        if best is None or score > best[0] or (score == best[0] and ep.file < best[1]):
+            best = (score, ep.file, ep.base_path)
+    return None if best is None else (best[1], best[2])

@@ -138,3 +138,7 @@ def register(server: SpecwardServer) -> None:
     @server.command(execute_command.RECAPTURE_COMMAND)
     async def recapture_context(ls, payload: dict):
         return await execute_command.recapture_context(ls, payload)
+
+    @server.command(code_action.SHOW_COMMAND)
+    async def show_location(ls, payload: dict):
+        return await execute_command.show_location(ls, payload)

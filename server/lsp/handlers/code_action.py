@@ -48,6 +48,9 @@ def _actions(session: Session, params: lsp.CodeActionParams) -> list[lsp.CodeAct
         if diag.source == "specward" and diag.code in ANALYSIS_FIXES:
             out.extend(_analysis_fixes(session, rel, uri, version, lines, diag))
             continue
+        if diag.source == "specward" and diag.code in ("undeclared-route", "unimplemented-endpoint"):
+            out.extend(_drift_actions(session, rel, lines, diag))
+            continue
         if diag.source != "specward" or diag.code not in ("phantom-api", "method-mismatch"):
             continue
         at = convert.offset_of(lines, diag.range.start, session.encoding)
@@ -263,6 +266,48 @@ def _add_to_contract(session: Session, call: Call, diag: lsp.Diagnostic) -> lsp.
     span, new_text = edit
     return _fix(f"Add {call.method} {call.template} to {rel}", session.uri_of(rel), cversion, clines, span, new_text,
                 diag, session.encoding)
+
+
+SHOW_COMMAND = "specward.showLocation"  # execute_command.show_location: window/showDocument
+
+
+def _drift_actions(session: Session, rel: str, lines: LineIndex, diag: lsp.Diagnostic) -> list[lsp.CodeAction]:
+    """On ``undeclared-route``: add the route to the contract its neighbours are in (the
+    edit "add to contract" makes for a phantom call). On ``unimplemented-endpoint``: go to
+    the nearest routes of the backend (writing a handler is left to the generation stages)."""
+    from specward.analyzers.route_contract import contract_for, nearest_routes
+
+    index = session.index
+    at = convert.offset_of(lines, diag.range.start, session.encoding)
+    finding = next((x for x in index.drift_findings(rel) if x.code == diag.code and x.span.start <= at <= x.span.end),
+                   None)
+    if finding is None:
+        return []
+    data = dict(finding.data)
+    method, path = str(data.get("method", "")), str(data.get("path", ""))
+    if diag.code == "unimplemented-endpoint":
+        out = []
+        for c in nearest_routes(index.composed_routes(), method, path):
+            loc = session.location(c.file, c.route.span)
+            title = f"Go to the nearest route: {c.method} {c.path} ({c.file})"
+            out.append(lsp.CodeAction(title=title, kind=lsp.CodeActionKind.QuickFix, diagnostics=[diag],
+                                      is_preferred=not out, command=lsp.Command(title=title, command=SHOW_COMMAND,
+                                                          arguments=[{"uri": loc.uri, "range": converters.get_converter()
+                                                                      .unstructure(loc.range)}])))
+        return out
+    if method in ("", "ANY"):
+        return []  # a route for every method: which one to declare is the user's choice
+    target = contract_for(index.contract_table.endpoints, path)
+    if target is None or target[0] not in index.contracts:
+        return []
+    crel, base = target
+    clines, cversion = session.text_of(crel)
+    edit = add_endpoint(crel, clines.data.decode("utf-8", "replace"), method, path, base)
+    if edit is None:
+        return []
+    span, new_text = edit
+    return [_fix(f"Add {method} {path} to {crel}", session.uri_of(crel), cversion, clines, span, new_text, diag,
+                 session.encoding, preferred=True)]
 
 
 def _method_edit(call_text: str, old: str, new: str) -> tuple[tuple[int, int], str] | None:

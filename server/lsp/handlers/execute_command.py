@@ -84,3 +84,14 @@ async def recapture_context(ls: SpecwardServer, payload: dict) -> bool:
     fut.add_done_callback(session._after)
     await fut
     return True
+
+
+async def show_location(ls: SpecwardServer, payload: dict) -> bool:
+    """``specward.showLocation`` (``{uri, range}``, the code action "go to the nearest
+    route"): the editor opens the file there (``window/showDocument``)."""
+    if not isinstance(payload, dict) or not isinstance(payload.get("uri"), str):
+        raise ValueError("specward.showLocation expects {uri, range}")
+    where = converters.get_converter().structure(payload.get("range"), lsp.Range) if payload.get("range") else None
+    result = await ls.window_show_document_async(lsp.ShowDocumentParams(uri=payload["uri"], take_focus=True,
+                                                                        selection=where))
+    return bool(result and result.success)
