@@ -47,7 +47,7 @@ import shutil
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-GENERATOR_VERSION = 5  # 5: the import-check parts (tsconfig, barrels, packages, node_modules)
+GENERATOR_VERSION = 6  # 5: the import-check parts (tsconfig, barrels, packages, node_modules); 6: the backends
 DEFAULT_SEED = 20250601
 
 API_PREFIX = "/api/v2"
@@ -1238,7 +1238,8 @@ export default leftPad;
 ROOT_PACKAGE_JSON = json.dumps({
     "name": "bench-storefront", "version": "1.0.0", "private": True,
     "workspaces": ["packages/*"],
-    "dependencies": {"@acme/ui": "^2.4.0", "axios": "^1.7.9", "dayjs": "^1.11.13", "react": "^18.3.1"},
+    "dependencies": {"@acme/ui": "^2.4.0", "axios": "^1.7.9", "dayjs": "^1.11.13", "express": "^4.21.2",
+                     "react": "^18.3.1"},
 }, indent=2) + "\n"
 
 # covers only the TypeScript files (tsc runs on it: bench/run.py)
@@ -1301,6 +1302,76 @@ def add_import_parts(files: dict[str, str], web: list[str], n: int, seed: int) -
     return planted, importers
 
 
+# --------------------------------------------------------------------------- the backends
+
+def _py_route_path(ep: Ep, skip: int) -> str:
+    """The FastAPI path of ``ep`` below its router's prefix (``skip`` segments): snake-case
+    parameters (``{order_id}`` where the contract says ``{orderId}``)."""
+    rest = ep.segs[skip:]
+    return "".join("/" + (s if isinstance(s, str) else "{" + snake(s[0]) + "}") for s in rest)
+
+
+def _js_route_path(ep: Ep, skip: int) -> str:
+    rest = ep.segs[skip:]
+    return "".join("/" + (s if isinstance(s, str) else ":" + s[0]) for s in rest) or "/"
+
+
+def gen_backends(api: Api) -> tuple[dict[str, str], int]:
+    """The backends that implement the two contracts, their prefixes composed across three
+    files each: FastAPI for the OpenAPI resources (``backend/main.py`` mounts
+    ``backend/api/router.py`` under ``/api/v2``, which mounts one router per resource under
+    ``/<plural>``), Express for the SpecDSL ones (``server/app.js`` uses ``/api/v2`` for
+    ``server/routes/index.js``, which uses ``/billing/<plural>`` for each resource's router).
+    Every contract entry has exactly one route: no drift finding is expected. Returns the
+    files and the number of routes."""
+    files: dict[str, str] = {}
+    by_res: dict[str, list[Ep]] = {}
+    for ep in api.openapi:
+        by_res.setdefault(ep.resource, []).append(ep)
+    imports, mounts = [], []
+    for plural, eps in by_res.items():
+        single = snake(eps[0].route_prefix[0])
+        body = ["from fastapi import APIRouter, HTTPException", "", "router = APIRouter()", ""]
+        for k, ep in enumerate(eps):
+            params = [snake(s[0]) for s in ep.segs if not isinstance(s, str)]
+            sig = ", ".join(f"{p}: int" for p in params)
+            verb = ep.method.lower()
+            body += ["", f'@router.{verb}("{_py_route_path(ep, 1)}")',
+                     f"def {verb}_{single}_{k}({sig}) -> dict:",
+                     f'    """{ep.method} {ep.openapi_path()} of the storefront API."""']
+            if params:
+                body += [f"    if {params[-1]} <= 0:", "        raise HTTPException(status_code=404)",
+                         f'    return {{"id": {params[-1]}}}', ""]
+            else:
+                body += ["    return {}", ""]
+        files[f"backend/api/routes/{plural}.py"] = "\n".join(body)
+        imports.append(plural)
+        mounts.append(f'api_router.include_router({plural}.router, prefix="/{plural}", tags=["{plural}"])')
+    files["backend/api/router.py"] = ("from fastapi import APIRouter\n\nfrom backend.api.routes import "
+                                      + ", ".join(imports) + "\n\napi_router = APIRouter()\n" + "\n".join(mounts) + "\n")
+    files["backend/main.py"] = ("from fastapi import FastAPI\n\nfrom backend.api.router import api_router\n\n"
+                                'app = FastAPI(title="Storefront")\n'
+                                f'app.include_router(api_router, prefix="{API_PREFIX}")\n')
+    by_res = {}
+    for ep in api.dsl:
+        by_res.setdefault(ep.resource, []).append(ep)
+    uses = []
+    for plural, eps in by_res.items():
+        lines = ["const express = require('express');", "", "const router = express.Router();", ""]
+        for ep in eps:
+            lines.append(f"router.{ep.method.lower()}('{_js_route_path(ep, len(ep.route_prefix))}', "
+                         "(req, res) => res.json({ ok: true }));")
+        lines += ["", "module.exports = router;", ""]
+        files[f"server/routes/{plural}.js"] = "\n".join(lines)
+        uses.append(f"router.use('/billing/{plural}', require('./{plural}'));")
+    files["server/routes/index.js"] = ("const express = require('express');\n\nconst router = express.Router();\n"
+                                       + "\n".join(uses) + "\n\nmodule.exports = router;\n")
+    files["server/app.js"] = ("const express = require('express');\nconst api = require('./routes');\n\n"
+                              "const app = express();\napp.use(express.json());\n"
+                              f"app.use('{API_PREFIX}', api);\n\nmodule.exports = app;\n")
+    return files, len(api.all)
+
+
 # --------------------------------------------------------------------------- layout
 
 
@@ -1324,6 +1395,7 @@ class Manifest:
     flag_module: str = FLAG_MODULE
     flag_export: str = FLAG_EXPORT
     flag_importers: list = field(default_factory=list)
+    routes: int = 0  # the backends' routes (gen_backends): each implements one contract entry
 
 
 def _folders(rng: random.Random, count: int, top: str, depth_words: list[str]) -> list[str]:
@@ -1369,6 +1441,8 @@ def generate(root: Path, n: int, seed: int = DEFAULT_SEED) -> Manifest:
     files["src/api/http.ts"] = HTTP_TS
     files["src/api/request.ts"] = REQUEST_TS
     files["pyclient/config.py"] = CONFIG_PY
+    backend, n_routes = gen_backends(api)
+    files.update(backend)
     big_text, big_calls = gen_big_ts(random.Random(seed + 1), api, expect)
     files[BIG_REL] = big_text
     calls_files = {}
@@ -1433,7 +1507,7 @@ def generate(root: Path, n: int, seed: int = DEFAULT_SEED) -> Manifest:
     sources = sum(by_lang.values())
     return Manifest(n, seed, GENERATOR_VERSION, sources, total_bytes, dict(sorted(by_lang.items())),
                     asdict(expect), big_calls=big_calls, calls_files=calls_files,
-                    import_phantoms=import_phantoms, flag_importers=flag_importers)
+                    import_phantoms=import_phantoms, flag_importers=flag_importers, routes=n_routes)
 
 
 STAMP = ".bench-stamp.json"

@@ -158,6 +158,12 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "routes":
             return routes_cli.run(args)
         return _run(args)
+    except BrokenPipeError:  # `specward routes | head`: the reader left, as with any Unix tool
+        try:
+            sys.stdout = open(os.devnull, "w")  # nothing more to flush at exit
+        except OSError:
+            pass
+        return 141 - 128  # (the shell shows 141 for a SIGPIPE; a status of 13 says the same)
     except Exception as exc:  # noqa: BLE001 - one line and exit 2, never a traceback and 1
         log.debug("internal error", exc_info=True)
         _remove_walk_files()
