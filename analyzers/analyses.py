@@ -34,7 +34,8 @@ def thin(facts: FileFacts) -> FileFacts:
     the module-level names (imports, exports, definitions and the rest of the import facts).
     A cold build runs the analyses on these, so an analysis that reads more (calls,
     functions, clients) must say so here."""
-    return replace(facts, functions=(), constants=(), clients=(), calls=(), routes=(), classes=(), problems=())
+    return replace(facts, functions=(), constants=(), clients=(), calls=(), routes=(), classes=(), problems=(),
+                   views=())
 
 
 @dataclass(frozen=True)
@@ -180,6 +181,15 @@ def _ledger(facts: FileFacts, ctx: Context) -> tuple[tuple[Finding, ...], frozen
     return tuple(match_imports(facts, ctx.inputs.patterns, target_of, error_from=error_from)), frozenset(deps)
 
 
+def python_submodule(imp) -> str | None:
+    """The module a Python ``from m import name`` names when ``name`` is a submodule:
+    ``m.name`` (``.name`` after ``from . import name``); None for ``import m`` and ``from m
+    import *``. (Whether it is one, the resolver says.)"""
+    if imp.name in ("", "*"):
+        return None
+    return imp.module + ("" if imp.module.endswith(".") else ".") + imp.name
+
+
 def import_target(ctx: Context, importer: str, imp, deps: set[str]) -> tuple[str | None, str | None]:
     """What an import names: ``(workspace file, None)``, ``(None, external package)`` or
     ``(None, None)`` (unresolved); the paths the resolver probed go into ``deps``. A Python
@@ -189,9 +199,9 @@ def import_target(ctx: Context, importer: str, imp, deps: set[str]) -> tuple[str
     from .resolve_setup import split_package
 
     python = importer.endswith((".py", ".pyi"))
-    if python and imp.name not in ("", "*"):
-        sub = ctx.resolver.resolve(importer, imp.module + ("" if imp.module.endswith(".") else ".") + imp.name,
-                                   "python")
+    submodule = python_submodule(imp) if python else None
+    if submodule is not None:
+        sub = ctx.resolver.resolve(importer, submodule, "python")
         if sub.kind == FILE and sub.path and not in_installed(sub.path):
             deps.update(sub.probed)
             return sub.path, None

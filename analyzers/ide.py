@@ -12,7 +12,8 @@ from .contracts.common import normalize_path
 from .contracts.positions import MapNode, parse_json, parse_yaml
 from .http import HttpCall
 from .matching import CallStatus, EndpointTable, full_path
-from .model import ContractFacts, Endpoint, Finding, Model, Span
+from .model import ContractFacts, Endpoint, Finding, Model, Route, Span
+from .routes import ComposedRoute
 
 _PARAM = re.compile(r"\{([^{}/]*)\}")
 
@@ -403,3 +404,115 @@ def relative_to_call(ep: Endpoint, call: HttpCall) -> str:
     if contract_base and call.template and not call.template.startswith(contract_base + "/"):
         return ep.path
     return full_path(ep)
+
+
+# ---------------------------------------------------------------------------- backend routes
+
+
+def route_declaration_at(routes: Sequence[Route], offset: int, line: Span | None = None) -> Route | None:
+    """The route declaration a cursor at ``offset`` designates: the one whose path or
+    handler name (its ``def``, its ``function``) contains it; else, when ``line`` (the
+    cursor's line) holds exactly one declaration's path, that one (the cursor elsewhere on
+    ``@router.get("/{slug}")``). Two declarations on the line and the cursor on neither:
+    None (no guess). A declaration that stands for several methods (a view's) is several
+    routes with one span: the first is returned, the span says which others go with it."""
+    for r in routes:
+        if _contains(r.span, offset) or (r.handler_span is not None and _contains(r.handler_span, offset)):
+            return r
+    if line is None:
+        return None
+    on_line = [r for r in routes if line.start <= r.span.start <= line.end]
+    return on_line[0] if len({r.span for r in on_line}) == 1 else None
+
+
+def _specificity(route_path: str, contract_path: str) -> int | None:
+    """How closely a route's path implements a contract path, segment by segment: None
+    when a parameter of the contract meets a literal of the route (``/users/{id}`` is not
+    implemented by ``/users/me``) or the shapes differ; else the number of literal
+    segments the two share (a literal route beats a parameter one for ``/users/me``)."""
+    rs = [s for s in route_path.split("/") if s]
+    cs = [s for s in contract_path.split("/") if s]
+    if len(rs) != len(cs):
+        return None
+    score = 0
+    for r, c in zip(rs, cs):
+        if "{" in c:
+            if "{" not in r:
+                return None
+        elif "{" not in r:
+            score += 1
+    return score
+
+
+def implemented_endpoints(composed: Sequence[ComposedRoute],
+                          endpoints: Sequence[Endpoint]) -> dict[ComposedRoute, tuple[Endpoint, ...]]:
+    """Which contract endpoints each resolved route implements, judged as ``routes.drift``
+    judges them: per contract file, only when the routes implement at least half of its
+    paths, in the frame (with the servers base path, or without it) most of its paths match
+    in; the method the same (or the route's ``ANY``); parameters of any name. When several
+    routes fit one endpoint, only the most specific ones implement it, and a route whose
+    literal segment meets a parameter of the contract implements nothing: a contract
+    entry is never tied to a route the framework would not send it to. And while some
+    route's full path is not known (a prefix that is not a literal), an endpoint its known
+    part would fit (``/admin/users/{id}`` and ``/users/{user_id}`` under
+    ``settings.ADMIN_PREFIX``) is tied to no route matched without the contract's base path:
+    the unknown one may be it."""
+    resolved = [c for c in composed if c.unresolved is None]
+    unknown = [c for c in composed if c.unresolved is not None and c.path.strip("/")]
+    if not resolved or not endpoints:
+        return {}
+    table = EndpointTable([Endpoint(c.method, c.path, c.file, c.route.span) for c in resolved])
+    back: dict[tuple[str, str, str, Span], list[ComposedRoute]] = {}
+    for c in resolved:
+        back.setdefault((c.file, c.method, c.path, c.route.span), []).append(c)
+    by_file: dict[str, list[Endpoint]] = {}
+    for ep in endpoints:
+        by_file.setdefault(ep.file, []).append(ep)
+    out: dict[ComposedRoute, list[Endpoint]] = {}
+    for file in sorted(by_file):
+        eps = by_file[file]
+        full = len({full_path(ep) for ep in eps if table.lookup(full_path(ep))})
+        bare = len({ep.path for ep in eps if table.lookup(ep.path)})
+        if 2 * max(full, bare) < len({ep.path for ep in eps}):
+            continue  # not (all) this backend's contract: drift judges nothing there either
+        use_full = full >= bare
+        for ep in eps:
+            path = full_path(ep) if use_full else ep.path
+            ranked: list[tuple[tuple[int, bool], Endpoint]] = []
+            for r in table.lookup(path):
+                if r.method not in (ep.method, "ANY"):
+                    continue
+                score = _specificity(r.path, path)
+                if score is not None:
+                    ranked.append(((score, r.method == ep.method), r))
+            if not ranked:
+                continue
+            if not use_full and any(_may_be(u, ep) for u in unknown):
+                continue  # in doubt: a route whose full path is not known may be the one
+            best = max(rank for rank, _ in ranked)
+            for rank, r in ranked:
+                if rank == best:
+                    for c in back[(r.file, r.method, r.path, r.span)]:
+                        out.setdefault(c, []).append(ep)
+    return {c: tuple(eps) for c, eps in out.items()}
+
+
+def _may_be(c: ComposedRoute, ep: Endpoint) -> bool:
+    """Whether a route whose full path is not known may implement ``ep``: the method fits,
+    and the part of its path that is known fits the end of the endpoint's full path
+    (segment by segment, a parameter on either side fitting anything)."""
+    if c.method not in (ep.method, "ANY"):
+        return False
+    known = [s for s in c.path.split("/") if s]
+    wanted = [s for s in full_path(ep).split("/") if s]
+    if len(known) > len(wanted):
+        return False
+    tail = wanted[len(wanted) - len(known):]
+    return all("{" in k or "{" in w or k.lower() == w.lower() for k, w in zip(known, tail))
+
+
+def written_path(c: ComposedRoute) -> str:
+    """The path as its declaration writes it (normalized: ``{id}``), without the prefixes
+    of its router and of the mounts above it."""
+    own = [s.text for s in c.steps if s.kind == "route"]
+    return own[-1] if own else c.route.path

@@ -365,6 +365,14 @@ class Route:
     handler: str | None = None
     handler_span: Span | None = None
     unresolved: str | None = None
+    # the view whose definition gives this declaration's methods (and, for a Django REST
+    # framework registration, its paths), as written: ``views.UserView`` (Django
+    # ``path(..., views.UserView.as_view())``, a function view ``views.user_list``), a
+    # Flask ``MethodView`` (``add_url_rule(..., view_func=UserAPI.as_view("user"))``), a DRF
+    # viewset (``router.register("users", UserViewSet)``: ``path`` is then the registered
+    # prefix followed by the router's trailing slash, without a leading ``/``). ``method`` is
+    # ``ANY`` until ``routes_views.expand`` reads the view (composition does).
+    view: str | None = None
 
 
 @dataclass(frozen=True)
@@ -376,7 +384,11 @@ class RouteMount:
     ``child``: the mounted router as written, a local name (``users_router``, imported or
     defined here) or a dotted one (``users.router``, an imported module's attribute);
     ``prefix``: the literal prefix (``""`` without one); ``unresolved``: why the prefix is
-    not a literal (then ``prefix`` is ``""`` and the routes below are unresolved)."""
+    not a literal (then ``prefix`` is ``""`` and the routes below are unresolved).
+    ``role``: ``""`` for a router mounted under another; NestJS declarations
+    (``framework="nest"``) say what they are: ``controller``, ``import``, ``router``,
+    ``router-ref``, ``app``, ``prefix``, ``exclude`` (see ``extract/ecma_routes.py``),
+    composed by ``routes_nest.py`` rather than as router edges."""
 
     parent: str
     child: str
@@ -384,6 +396,46 @@ class RouteMount:
     span: Span
     framework: str
     unresolved: str | None = None
+    role: str = ""
+
+
+@dataclass(frozen=True)
+class ViewAction:
+    """A Django REST framework ``@action`` of a viewset: ``detail`` (None: not a literal),
+    its HTTP methods (``("GET",)`` by default), its ``url_path`` (the method's name by
+    default); ``unresolved``: what of it is not a literal."""
+
+    name: str
+    detail: bool | None
+    methods: tuple[str, ...]
+    url_path: str
+    span: Span
+    unresolved: str | None = None
+
+
+@dataclass(frozen=True)
+class RouteView:
+    """A module-level class or function a route may name as its view (Django, Django REST
+    framework, Flask ``MethodView``), for composition to expand (``routes_views.py``).
+    ``span``: its name in its ``class``/``def``; ``bases``: the classes it extends, through
+    the file's imports when they name a framework module
+    (``rest_framework.viewsets.ModelViewSet``), else as written (``BaseViewSet``,
+    ``core.views.Base``); ``handlers``: the view methods it defines (``get``, ``post``, ...,
+    DRF's ``list``, ``create``, ...) with the span of each name; ``methods``: a function
+    view's HTTP methods from its decorator (``@api_view([...])``, ``@require_POST``), a
+    class's literal ``methods`` attribute (Flask); ``allowed``: a literal
+    ``http_method_names``; ``attrs``: literal string attributes that shape the URLs
+    (``lookup_field``, ``lookup_url_kwarg``); ``actions``: DRF ``@action`` methods."""
+
+    name: str
+    span: Span
+    bases: tuple[str, ...] = ()
+    handlers: tuple[tuple[str, Span], ...] = ()
+    methods: tuple[str, ...] | None = None
+    allowed: tuple[str, ...] | None = None
+    attrs: tuple[tuple[str, str], ...] = ()
+    actions: tuple[ViewAction, ...] = ()
+    function: bool = False
 
 
 @dataclass(frozen=True)
@@ -444,6 +496,7 @@ class FileFacts:
     open_exports: bool = False
     declared_modules: tuple[str, ...] = ()
     all_names: tuple[str, ...] | None = None
+    views: tuple["RouteView", ...] = ()  # classes and functions routes may name as views
 
 
 # --------------------------------------------------------------------------- contracts

@@ -30,6 +30,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, Iterable
 
+from .analyses import python_submodule
 from .codes import CODES
 from .matching import EndpointTable, full_path
 from .model import Endpoint, FileFacts, Finding, Route, RouteMount, Span
@@ -103,16 +104,24 @@ def child_node(parent_file: str, child: str, lookup: Callable[[str], FileFacts |
     if child.startswith("require:"):
         target = resolve(parent_file, child[len("require:"):], False)
         return None if target is None else _exported(target, "default", lookup, resolve)
+    if child.startswith("module:"):  # Django `include("blog.urls")`: that module's urlpatterns
+        spec = child[len("module:"):]
+        target = resolve(parent_file, spec, True)
+        if target is not None:
+            return target, "urlpatterns"
+        attr = spec.rsplit(".", 1)[-1]  # `from blog.urls import urlpatterns as blog`: a list
+        module = spec[: -len(attr)]
+        target = resolve(parent_file, module if not module.strip(".") else module[:-1], True) if module else None
+        return None if target is None else (target, attr)
     head, _, rest = child.partition(".")
     for imp in facts.imports:
         if imp.local != head:
             continue
+        submodule = python_submodule(imp) if python else None
         if rest:  # a module's attribute: `users.router`, `routes.users`
-            spec = imp.module
-            if python and imp.name not in ("", "*"):
-                spec = imp.module + ("" if imp.module.endswith(".") else ".") + imp.name
+            spec = submodule or imp.module
             target = resolve(parent_file, spec, python)
-            if target is None and python and imp.name not in ("", "*"):
+            if target is None and submodule:
                 target = resolve(parent_file, imp.module, python)  # `from pkg import mod`: pkg/__init__
             if target is None:
                 return None
@@ -122,8 +131,8 @@ def child_node(parent_file: str, child: str, lookup: Callable[[str], FileFacts |
                 target = deeper or target
             return _exported(target, attr, lookup, resolve)
         target = resolve(parent_file, imp.module, python)
-        if python and imp.name not in ("", "*"):
-            sub = resolve(parent_file, imp.module + ("" if imp.module.endswith(".") else ".") + imp.name, python)
+        if submodule:
+            sub = resolve(parent_file, submodule, python)
             if sub is not None and target is None:
                 return None  # a module imported by name, mounted whole: not a router
         if target is None:
@@ -135,19 +144,25 @@ def child_node(parent_file: str, child: str, lookup: Callable[[str], FileFacts |
     return parent_file, child
 
 
-def compose(files: Iterable[str], lookup: Callable[[str], FileFacts | None], resolve: Resolve) -> list[ComposedRoute]:
+def compose(files: Iterable[str], lookup: Callable[[str], FileFacts | None], resolve: Resolve,
+            file_apps: tuple = ()) -> list[ComposedRoute]:
     """Every route of ``files`` (those with routes or mounts) with its full path, sorted by
-    path, method and place."""
+    path, method and place; NestJS's composed by ``routes_nest``, and the routes of the
+    files of ``file_apps`` (``routes_files.file_apps``: Next.js, SvelteKit, Nuxt)."""
     routes: dict[tuple[str, str | None], list[Route]] = {}
     mounts_into: dict[tuple[str, str], list[tuple[tuple[str, str], RouteMount, str]]] = {}
-    for rel in sorted(set(files)):
+    from .routes_views import expand as expand_views
+
+    files = sorted(set(files))
+    for rel in files:
         facts = lookup(rel)
         if facts is None:
             continue
-        for r in facts.routes:
-            routes.setdefault((rel, r.router), []).append(r)
+        for r in expand_views(rel, facts.routes, lookup, resolve):  # Django, DRF, MethodView: per method
+            if r.framework != "nest":
+                routes.setdefault((rel, r.router), []).append(r)
         for m in facts.mounts:
-            node = child_node(rel, m.child, lookup, resolve)
+            node = child_node(rel, m.child, lookup, resolve) if m.framework != "nest" else None
             if node is not None:
                 mounts_into.setdefault(node, []).append(((rel, m.parent), m, rel))
 
@@ -187,6 +202,13 @@ def compose(files: Iterable[str], lookup: Callable[[str], FileFacts | None], res
                 if own == "/" and not own_prefix and steps and r.framework in _ROOT_IS_PREFIX:
                     full = join(*(s.text for s in steps))  # Express: router.get('/') under '/users' is /users
                 composed.append(ComposedRoute(r.method, full, rel, r, (*steps, *local), r.unresolved or why))
+    from .routes_files import file_routes
+    from .routes_nest import compose_nest
+
+    composed += compose_nest(files, lookup, resolve)
+    for method, full, rel, r, app, why in file_routes(file_apps, lookup):
+        base = (Step(app.base, app.config, app.base_span, "mount"),) if app.base and app.base_span else ()
+        composed.append(ComposedRoute(method, full, rel, r, (*base, Step(r.path, rel, r.span, "route")), why))
     composed.sort(key=lambda c: (c.path, c.method, c.file, c.route.span.start))
     return composed
 

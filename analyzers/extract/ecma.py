@@ -45,8 +45,9 @@ Decisions the brief left open (see also the tests):
 * A call recognized as an Express/Fastify/Koa/Hono route registration is a ``Route``, and a
   ``use``/``register``/``route`` call on a recognized app or router a ``RouteMount`` (or
   nothing, for middleware), never a ``CallSite`` (backend declarations, not client calls).
-  Router names, ``require:`` children, synthetic routers for prefixes that are not literals
-  and spans: see "backend routes and mounts" in ``_Program``. ``handler_span`` is resolved
+  Router names, ``require:`` children, synthetic routers for prefixes that are not literals,
+  paths that are not literals, NestJS controllers and modules, and spans: see
+  ``extract/ecma_routes.py`` (``RoutesMixin``, which ``_Program`` inherits). ``handler_span`` is resolved
   from the whole file's functions in ``EcmaCollector.facts`` (a handler is often defined in
   another statement), so each statement's facts still stand alone.
 * ``module.exports = { a, b: c }`` exports ``default`` plus ``a`` and ``b`` (local ``c``); the
@@ -81,6 +82,7 @@ from tree_sitter import Node, Query, QueryCursor
 from .. import languages
 from .names import BASE_FIELD
 from .urlexpr import merge
+from .ecma_routes import FUNCTION_NODES, ROUTE_METHODS_B, WRAPPERS, RoutesMixin, resolve_paths, with_handlers
 from ..model import (
     SPREAD,
     Alt,
@@ -164,40 +166,14 @@ CLIENT_MODULES = {
 }
 CLIENT_GLOBALS = {"axios": "axios", "ky": "ky", "ofetch": "ofetch", "$fetch": "ofetch"}
 
-ROUTE_METHODS = frozenset({"get", "post", "put", "patch", "delete", "head", "options"})
-# names a route or mount receiver may have without being bound here to a known factory (an
-# app passed in, a plugin's parameter, an instance imported)
-ROUTE_RECEIVERS = frozenset({"app", "router", "server", "fastify"})
-# imported modules that say a file is a backend's (module as written -> framework); a prefix
-# of the name counts for scoped packages and subpaths (`@fastify/`, `hono/`)
-_BACKEND_MODULES = {"express": "express", "fastify": "fastify", "fastify-plugin": "fastify", "@fastify/": "fastify",
-                    "koa": "koa", "@koa/router": "koa", "koa-router": "koa", "hono": "hono", "hono/": "hono",
-                    "@hono/": "hono"}
-_KOA_ROUTER_MODULES = frozenset({"@koa/router", "koa-router"})
-# classes of `new X()` bound as routers -> their kind (see ``_Program.framework``)
-_SERVER_CLASSES = {"Router": "new Router", "KoaRouter": "koa", "Koa": "koa", "Hono": "hono", "OpenAPIHono": "hono"}
-# the identifier or dotted name of a mount prefix that is named like one (`API_PREFIX`,
-# `config.basePath`): an unresolved prefix rather than a middleware before the router
-_PREFIX_NAME = re.compile(r"[Pp]refix|PREFIX|[Pp]ath$|PATH|[Uu]rl$|URL|[Bb]ase$|^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*$")
-_NOT_NAME = re.compile(r"[^\w$]+")
 # captures that are only a definition's name -> the definition's kind (enums read as variables)
 _DEFINITION_KINDS = {"definition.function": "function", "definition.class": "class", "definition.enum": "variable"}
-_ROUTE_HANDLERS = frozenset(
-    {"arrow_function", "function_expression", "identifier", "member_expression", "call_expression"}
-)
 _HIT = frozenset(x.encode() for x in VERBS | ENTRY_POINTS) | frozenset(
     x.upper().encode() for x in VERBS)  # openapi-fetch: client.GET('/x')
-_ROUTE_METHODS_B = frozenset(x.encode() for x in ROUTE_METHODS)
 _NOT_CALLS_B = frozenset(x.encode() for x in NOT_CALLS)
-_ROUTE_PARAM = re.compile(r":([A-Za-z_$][\w$]*)(?:\([^)]*\))?\??")
 
-_FUNCTION_NODES = frozenset(
-    {"arrow_function", "function_expression", "generator_function", "method_definition"}
-)
-_WRAPPERS = frozenset(
-    {"parenthesized_expression", "as_expression", "satisfies_expression", "non_null_expression",
-     "instantiation_expression"}  # `createClient<paths>`
-)
+_FUNCTION_NODES = FUNCTION_NODES
+_WRAPPERS = WRAPPERS
 # Expression types evaluated as string-like values.
 _STRINGISH = frozenset(
     {
@@ -461,6 +437,9 @@ class EcmaCollector:
         self.calls: list[CallSite] = []
         self.routes: list[Route] = []
         self.mounts: list[RouteMount] = []
+        # (position, path, prefix, prefix expression, own expression) of the routes whose path
+        # is unresolved, for ``ecma_routes.resolve_paths`` (module-level constants may give it)
+        self.route_exprs: list[tuple] = []
         self.classes: list[ClassDef] = []
         # (position, name) of `declare module 'x'`; (position,) of what makes the exports open
         self.declared: list[tuple[int, str]] = []
@@ -491,7 +470,8 @@ class EcmaCollector:
             constants=tuple((n, e) for _, n, e in sorted(self.constants, key=lambda c: c[0])),
             clients=by_span(self.clients),
             calls=by_span(self.calls),
-            routes=_with_handlers(by_span(self.routes), self.functions, self.definitions),
+            routes=with_handlers(resolve_paths(by_span(self.routes), self.route_exprs, self.constants),
+                                 self.functions, self.definitions),
             mounts=by_span(self.mounts),
             classes=by_span(self.classes),
             open_exports=bool(self.opened),
@@ -687,7 +667,7 @@ _HANDLERS: dict[str, Callable[["_Program", _Matches, dict], None]] = {
 }
 
 
-class _Program:
+class _Program(RoutesMixin):
     """One parsed program: dispatches the query matches, then turns them into facts.
 
     Cross-statement tables: facts of one top-level statement depend on the others only
@@ -1649,6 +1629,7 @@ class _Program:
             f = self.locate(nn)
             if f is not None:
                 self.local_routers.setdefault((f.id, text(nn)), info)
+        self.nest(targets)  # NestJS controllers, modules and apps (ecma_routes.py)
         for c in m.mounts:
             self.on_mount(c)
         claimed = self.claimed
@@ -2119,7 +2100,7 @@ class _Program:
             self.on_super(c["call"][0], args)
             return
         if hit:
-            if ft == "member_expression" and last in _ROUTE_METHODS_B and self.on_route(fn, args, c["call"][0]):
+            if ft == "member_expression" and last in ROUTE_METHODS_B and self.on_route(fn, args, c["call"][0]):
                 return
         else:
             if not args or last in _NOT_CALLS_B or ft == "import":
@@ -2192,487 +2173,6 @@ class _Program:
                     self.out.clients.append(ClientDef("rtk", "rtk", v.expr, self.span(call)))  # type: ignore[union-attr]
                 return
 
-    # ------------------------------------------------------------------ backend routes and mounts
-    # Conventions (the composition in ``analyzers/routes.py`` reads them):
-    # - ``Route.router`` / ``RouteMount.parent``: the app or router's name where it is bound
-    #   (module or factory level); a plugin's parameter (``fastify.get`` in ``function
-    #   usersPlugin(fastify)``) stands for the plugin, named as the file's exports name the
-    #   function (``plugin``); an inline plugin (``app.register(async (api) => ..., { prefix })``)
-    #   for the router it is registered on, under its prefix.
-    # - ``RouteMount.child``: an identifier, a dotted name (``routes.users``), or
-    #   ``require:<specifier>`` for an inline ``require('./x')`` / ``import('./x')``.
-    # - a prefix that is not a literal: the mount is unresolved (``prefix=""``); when it is the
-    #   prefix of routes declared here (koa-router's ``prefix`` option, Hono's ``basePath``, an
-    #   inline plugin's), those routes are declared on a synthetic router ``<router>~<prefix>``
-    #   that an unresolved mount puts under the router.
-    # - spans: a route's is its path string's; a mount's its prefix's (the call's without one).
-
-    def server_info(self, c: dict) -> tuple:
-        """(kind, own prefix, holder) of an app or router bound to a variable: the kind is a
-        framework, or ``Router`` / ``new Router`` (Express's or koa-router's: the imports tell,
-        when it is used, ``framework``); the own prefix is koa-router's ``prefix`` option or
-        Hono's ``basePath``; ``holder``, when that prefix is not a literal, the synthetic router
-        its routes are declared on, mounted under the binding by an unresolved mount recorded
-        here. Decided on the statement alone (it runs while dispatching)."""
-        nn = c["server.name"][0]
-        args = c.get("server.arguments")
-        items = [a for a in args[0].named_children if a.type != "comment"] if args else []
-        prefix_node = None
-        if "server.base" in c:  # new Hono().basePath('/api'): a declaration, not a call
-            kind = "hono"
-            prefix_node = items[0] if items else None
-            if args and args[0].parent is not None:
-                self.claimed.add(args[0].parent.id)
-        elif "server.class" in c:
-            kind = _SERVER_CLASSES.get(self.text(c["server.class"][0]), "koa")
-        else:
-            factory = self.text(c["server.factory"][0])
-            kind = "fastify" if "astify" in factory else ("Router" if factory == "Router" else "express")
-        if kind in ("new Router", "Router", "koa") and items and _unwrap(items[0]).type == "object":
-            prefix_node = self.option(_unwrap(items[0]), "prefix")
-            if prefix_node is not None:
-                kind = "koa"  # Express's routers take no prefix
-        if prefix_node is None:
-            return kind, "", None
-        lit, why = self.literal_prefix(prefix_node)
-        if why is None:
-            return kind, lit, None
-        name = self.text(nn)
-        holder = _holder(name, self.text(prefix_node))
-        self.out.mounts.append(RouteMount(name, holder, "", self.span(prefix_node), kind, why))
-        return kind, "", holder
-
-    def framework(self, kind: str) -> str:
-        if kind == "Router" or kind == "new Router":
-            module = self.import_modules.get("Router")
-            if module in _KOA_ROUTER_MODULES:
-                return "koa"
-            if module == "express":
-                return "express"
-            return "express" if kind == "Router" else "koa"
-        return kind
-
-    def backend(self) -> str | None:
-        """The framework the file imports (``express``, ``fastify``, ``koa``, ``hono``; the first
-        one imported), if any."""
-        found = self.backends()
-        return found[0] if found else None
-
-    def backends(self) -> tuple[str, ...]:
-        """The frameworks the file imports, in import order. Read only after the dispatch (the
-        whole file's imports)."""
-        if not self._backend:
-            found: list[str] = []
-            for module in self.import_modules.values():
-                fw = _BACKEND_MODULES.get(module)
-                if fw is None and "/" in module:
-                    for head, name in _BACKEND_MODULES.items():
-                        if head.endswith("/") and module.startswith(head):
-                            fw = name
-                            break
-                if fw is not None and fw not in found:
-                    found.append(fw)
-            self._backend.append(tuple(found))
-        return self._backend[0]
-
-    def router_of(self, name: str, at: Node) -> tuple[str, str, str, str] | None:
-        """What the receiver ``name`` of a call at ``at`` is: (router name, framework, prefix
-        its routes and mounts are under in this file, how it is known: ``bound`` to an app or
-        router factory here, the ``param`` of a plugin, or only by its ``name``), or None when
-        it is no app or router."""
-        r = self.locate(at) if self.fns else None
-        while r is not None:
-            info = self.local_routers.get((r.id, name)) if self.local_routers else None
-            if info is not None:
-                return self.bound(name, info)
-            if name in r.locals:
-                return (name, self.backend() or "express", "", "name") if name in ROUTE_RECEIVERS else None
-            p = self.params(r).get(name)
-            if p is not None:
-                if p[1] is not None:
-                    return None
-                got = self.plugin(r, name) if p[0] == 0 else None
-                if got is not None:
-                    return got
-                return (name, self.backend() or "express", "", "param") if name in ROUTE_RECEIVERS else None
-            r = r.parent
-        info = self.servers.get(name)
-        if info is not None:
-            return self.bound(name, info)
-        if name in ROUTE_RECEIVERS:
-            return name, self.backend() or "express", "", "name"
-        return None
-
-    def bound(self, name: str, info: tuple) -> tuple[str, str, str, str]:
-        kind, prefix, holder = info
-        return holder or name, self.framework(kind), prefix, "bound"
-
-    def plugin(self, f: _Scope, param: str) -> tuple[str, str, str, str] | None:
-        """A function whose first parameter ``param`` is the app its routes are declared on (a
-        Fastify plugin, an Express module handed the app), as ``router_of`` says it."""
-        if f.id in self.plugins:
-            return self.plugins[f.id]
-        self.plugins[f.id] = None  # a plugin reached again while it is being looked at
-        got = self.plugins[f.id] = self._plugin(f, param)
-        return got
-
-    def _plugin(self, f: _Scope, param: str) -> tuple[str, str, str, str] | None:
-        node = f.node
-        outer = node.parent
-        while outer is not None and outer.type == "parenthesized_expression":
-            node, outer = outer, outer.parent
-        if outer is not None and outer.type == "arguments":  # inline: X.register(async (api) => {...}, opts)
-            call = outer.parent
-            fn = call.child_by_field_name("function") if call is not None else None
-            items = [a for a in outer.named_children if a.type != "comment"]
-            if fn is not None and fn.type == "member_expression" and items and items[0].id == node.id:
-                prop = fn.child_by_field_name("property")
-                obj = fn.child_by_field_name("object")
-                if prop is not None and obj is not None and obj.type == "identifier" and self.text(prop) == "register":
-                    up = self.router_of(self.text(obj), call)
-                    if up is not None:
-                        router, _fw, prefix, how = up
-                        lit, why, pnode = self.register_prefix(items[1] if len(items) > 1 else None)
-                        if why is not None and pnode is not None:
-                            return _holder(router, self.text(pnode)), "fastify", "", how
-                        return router, "fastify", _join(prefix, lit), how
-        if param not in ROUTE_RECEIVERS:
-            return None
-        if outer is not None and (self.module_exports(outer, node) or (
-                outer.type == "export_statement" and node.type != "function_declaration")):
-            name = "default"  # (`module.exports = ...` also names the function `module.exports`)
-        elif f.name is not None:
-            name = f.name
-        else:
-            name = param
-        if param == "fastify" or "fastify" in self.backends():
-            fw = "fastify"
-        else:  # an async function handed the app: a Fastify plugin (Express modules are seldom async)
-            fw = self.backend() or ("fastify" if any(ch.type == "async" for ch in f.node.children) else "express")
-        return name, fw, "", "param"
-
-    def module_exports(self, n: Node, value: Node) -> bool:
-        """Whether ``n`` is ``module.exports = value``."""
-        if n.type != "assignment_expression":
-            return False
-        left = n.child_by_field_name("left")
-        right = n.child_by_field_name("right")
-        return (right is not None and right.id == value.id and left is not None
-                and self.dotted(left) == ["module", "exports"])
-
-    def option(self, obj: Node, key: str) -> Node | None:
-        """The value of ``key`` in an object literal (the last one written), or None."""
-        found = None
-        for ch in obj.named_children:
-            t = ch.type
-            if t == "pair":
-                k = ch.child_by_field_name("key")
-                if k is not None and self.key_text(k) == key:
-                    found = ch.child_by_field_name("value")
-            elif t == "shorthand_property_identifier" and self.text(ch) == key:
-                found = ch
-        return found
-
-    def literal_path(self, n: Node) -> str | None:
-        """A route path written as a literal (a string, a template without substitutions),
-        parameters as ``{name}``; None otherwise."""
-        t = n.type
-        if t == "string":
-            return _ROUTE_PARAM.sub(r"{\1}", self.string_value(n))
-        if t == "template_string" and not any(ch.type == "template_substitution" for ch in n.named_children):
-            got = self.specifier(n)
-            return _ROUTE_PARAM.sub(r"{\1}", got[0]) if got is not None else None
-        return None
-
-    def literal_prefix(self, n: Node) -> tuple[str, str | None]:
-        """(prefix, None) for a literal prefix, ("", why) for any other expression."""
-        n = _unwrap(n)
-        got = self.literal_path(n)
-        if got is not None:
-            return got, None
-        if n.type == "regex":
-            return "", f"prefix is a regular expression: {_short(self.text(n))}"
-        return "", f"prefix is not a literal: {_short(self.text(n))}"
-
-    def register_prefix(self, opts: Node | None) -> tuple[str, str | None, Node | None]:
-        """The ``prefix`` of Fastify's ``register(plugin, opts)``: (prefix, why it is not
-        known, the node that says so)."""
-        if opts is None:
-            return "", None, None
-        o = _unwrap(opts)
-        if o.type != "object":
-            return "", f"options are not a literal: {_short(self.text(o))}", o
-        value = spread = None
-        for ch in o.named_children:
-            t = ch.type
-            if t == "pair":
-                k = ch.child_by_field_name("key")
-                if k is not None and self.key_text(k) == "prefix":
-                    value, spread = ch.child_by_field_name("value"), None
-            elif t == "shorthand_property_identifier" and self.text(ch) == "prefix":
-                value, spread = ch, None
-            elif t == "spread_element":
-                spread = ch
-        if spread is not None:
-            return "", f"prefix may come from {_short(self.text(spread))}", spread
-        if value is None:
-            return "", None, None
-        lit, why = self.literal_prefix(value)
-        return lit, why, value
-
-    def handler_name(self, n: Node | None, depth: int = 0) -> str | None:
-        """The handler's name: an identifier, a dotted name (``users.list``), the one argument
-        of a wrapper (``asyncHandler(listUsers)``), Fastify's ``{ handler }`` option."""
-        if n is None:
-            return None
-        n = _unwrap(n)
-        t = n.type
-        if t == "identifier" or t == "shorthand_property_identifier":
-            return self.text(n)
-        if t == "member_expression":
-            segs = self.dotted(n)
-            return ".".join(segs) if segs else None
-        if depth:
-            return None
-        if t == "call_expression":
-            fn = n.child_by_field_name("function")
-            argn = n.child_by_field_name("arguments")
-            items = [a for a in argn.named_children if a.type != "comment"] if argn is not None else []
-            if (fn is not None and fn.type in ("identifier", "member_expression") and self.text(fn) != "require"
-                    and len(items) == 1 and items[0].type in ("identifier", "member_expression")):
-                return self.handler_name(items[0], 1)
-        elif t == "object":
-            return self.handler_name(self.option(n, "handler"), 1)
-        return None
-
-    def add_route(self, method: str, path_node: Node, handler: Node | None, router: str, fw: str, prefix: str,
-                  path: str | None = None) -> None:
-        if path is None:
-            path = self.literal_path(path_node)
-            if path is None:
-                return
-        self.out.routes.append(Route("ANY" if method == "all" else method.upper(), _join(prefix, path),
-                                     self.span(path_node), fw, router, prefix, self.handler_name(handler)))
-
-    def on_route(self, fn: Node, args: list[Node], call: Node) -> bool:
-        """Record ``app.get('/users/:id', handler)`` as a Route (and not as a call)."""
-        args = [a for a in args if a.type != "comment"]
-        if len(args) < 2:
-            return False
-        last = args[-1]
-        lt = last.type
-        if (lt not in _ROUTE_HANDLERS and lt != "object") or args[0].type not in ("string", "template_string"):
-            return False
-        obj = fn.child_by_field_name("object")
-        prop = fn.child_by_field_name("property")
-        if obj is None or prop is None or obj.type != "identifier":
-            return False
-        got = self.router_of(self.text(obj), call)
-        if got is None:
-            return False
-        router, fw, prefix, _how = got
-        if lt == "object" and fw != "fastify":  # Fastify's `app.get('/x', { handler })`
-            return False
-        path_node = args[0]
-        if fw == "koa" and len(args) >= 3 and args[1].type in ("string", "template_string"):
-            path_node = args[1]  # a named route: router.get('user', '/users/:id', show)
-        path = self.literal_path(path_node)
-        if path is None:
-            return False
-        self.add_route(self.text(prop), path_node, last, router, fw, prefix, path)
-        return True
-
-    def on_mount(self, c: dict) -> None:
-        """``X.use(...)``, ``X.register(...)``, ``X.route(...)`` on an app or router."""
-        call = c["mount"][0]
-        recv = self.text(c["mount.receiver"][0])
-        got = self.router_of(recv, call)
-        if got is None:
-            return
-        router, fw, prefix, how = got
-        method = self.text(c["mount.method"][0])
-        args = [a for a in c["mount.arguments"][0].named_children if a.type != "comment"]
-        if method == "route" and len(args) == 1 and self.literal_path(args[0]) is not None:
-            self.route_chain(call, args[0], router, fw, prefix)
-            return
-        # an app or router known only by its name (`app`, `router`) mounts only in a backend's
-        # file: not a Vue app's `app.use(router)`, an MSW server's `server.use(...)`
-        if not (how == "bound" or recv == "fastify" or self.servers or self.backend() is not None):
-            return
-        if method == "route":
-            if len(args) == 1 and _unwrap(args[0]).type == "object":
-                self.route_object(call, _unwrap(args[0]), router, fw, prefix)
-            elif len(args) == 2:  # Hono: app.route('/api', sub)
-                self.claimed.add(call.id)
-                child = self.plugin_child(args[1])
-                if child is not None:
-                    lit, why = self.literal_prefix(args[0])
-                    self.out.mounts.append(RouteMount(router, child, "" if why else _join(prefix, lit),
-                                                      self.span(args[0]), "hono", why))
-        elif method == "register":
-            self.register_mount(call, args, router, prefix)
-        elif fw in ("fastify", "hono"):  # their use() takes middleware only
-            self.claimed.add(call.id)
-        else:
-            self.use_mount(call, args, router, fw, prefix)
-
-    def route_chain(self, head: Node, path_node: Node, router: str, fw: str, prefix: str) -> None:
-        """``X.route('/x').get(h).post(h2)``: one route per method of the chain."""
-        self.claimed.add(head.id)
-        node = head
-        while True:
-            member = node.parent
-            if member is None or member.type != "member_expression":
-                break
-            call = member.parent
-            if call is None or call.type != "call_expression":
-                break
-            fn = call.child_by_field_name("function")
-            prop = member.child_by_field_name("property")
-            if fn is None or fn.id != member.id or prop is None:
-                break
-            method = self.text(prop)
-            if method not in ROUTE_METHODS and method != "all":
-                break
-            argn = call.child_by_field_name("arguments")
-            items = [a for a in argn.named_children if a.type != "comment"] if argn is not None else []
-            self.claimed.add(call.id)
-            self.add_route(method, path_node, items[-1] if items else None, router, fw, prefix)
-            node = call
-
-    def route_object(self, call: Node, obj: Node, router: str, fw: str, prefix: str) -> None:
-        """Fastify's ``X.route({ method: 'GET' | [...], url: '/x', handler })``."""
-        url = self.option(obj, "url") or self.option(obj, "path")
-        method = self.option(obj, "method")
-        if url is None or method is None:
-            return
-        url, method = _unwrap(url), _unwrap(method)
-        path = self.literal_path(url)
-        if path is None:
-            return
-        if method.type == "string":
-            methods = [method]
-        elif method.type == "array":
-            methods = [m for m in method.named_children if m.type == "string"]
-        else:
-            return
-        self.claimed.add(call.id)
-        handler = self.option(obj, "handler")
-        for m in methods:
-            self.add_route(self.string_value(m).lower(), url, handler, router, "fastify", prefix, path)
-
-    def register_mount(self, call: Node, args: list[Node], router: str, prefix: str) -> None:
-        """Fastify's ``X.register(plugin, { prefix })``."""
-        self.claimed.add(call.id)
-        if not args:
-            return
-        plugin = _unwrap(args[0])
-        lit, why, node = self.register_prefix(args[1] if len(args) > 1 else None)
-        span = self.span(node) if node is not None else self.span(call)
-        if plugin.type in _FUNCTION_NODES:
-            # inline: its routes are declared on this router (``plugin``), or on the synthetic
-            # one an unresolved mount puts here
-            if why is not None and node is not None:
-                self.out.mounts.append(RouteMount(router, _holder(router, self.text(node)), "", span, "fastify", why))
-            return
-        child = self.plugin_child(plugin)
-        if child is not None:
-            self.out.mounts.append(RouteMount(router, child, "" if why else _join(prefix, lit), span, "fastify", why))
-
-    def use_mount(self, call: Node, args: list[Node], router: str, fw: str, prefix: str) -> None:
-        """Express's and Koa's ``X.use([prefix,] ...middleware, child)``: the last argument that
-        is a router (``use_child``); none, only middleware: no mount."""
-        self.claimed.add(call.id)
-        child, at = None, -1
-        for i in range(len(args) - 1, -1, -1):
-            child = self.use_child(args[i], call)
-            if child is not None:
-                at = i
-                break
-        if child is None:
-            return
-        first = _unwrap(args[0])
-        if at > 0 and first.type == "array":  # app.use(['/a', '/b'], router)
-            pieces = [(*self.literal_prefix(x), x) for x in first.named_children if x.type != "comment"]
-        elif at > 0 and self.path_like(first):
-            pieces = [(*self.literal_prefix(first), first)]
-        else:
-            pieces = [("", None, call)]
-        for lit, why, node in pieces:
-            self.out.mounts.append(RouteMount(router, child, "" if why else _join(prefix, lit), self.span(node), fw, why))
-
-    def path_like(self, n: Node) -> bool:
-        """Whether the first argument of ``use`` is a path (a string, a template, a name like
-        ``API_PREFIX`` or ``config.basePath``) rather than a middleware."""
-        t = n.type
-        if t in ("string", "template_string", "binary_expression", "regex"):
-            return True
-        if t == "identifier" or t == "member_expression":
-            segs = self.dotted(n)
-            return bool(segs) and _PREFIX_NAME.search(segs[-1]) is not None
-        return False
-
-    def use_child(self, a: Node, at: Node) -> str | None:
-        """The router an argument of ``use`` names: an identifier imported (``import users
-        from``, ``require``) or bound here to a router factory, a dotted name on an import
-        (``routes.users``), an inline ``require('./x')``, Koa's ``sub.routes()``; None for
-        anything else (``express.json()``, ``cors()``, a handler defined here)."""
-        a = _unwrap(a)
-        t = a.type
-        if t == "identifier":
-            name = self.text(a)
-            if name in self.import_modules:
-                return name
-            got = self.router_of(name, at)
-            return name if got is not None and got[3] == "bound" else None
-        if t == "member_expression":
-            segs = self.dotted(a)
-            return ".".join(segs) if segs and len(segs) > 1 and segs[0] in self.import_modules else None
-        if t == "call_expression":
-            loaded = self.loaded(a)
-            if loaded is not None:
-                return loaded
-            fn = a.child_by_field_name("function")
-            argn = a.child_by_field_name("arguments")
-            if fn is not None and fn.type == "member_expression" and argn is not None and not argn.named_children:
-                prop = fn.child_by_field_name("property")
-                obj = fn.child_by_field_name("object")
-                if prop is not None and obj is not None and self.text(prop) in ("routes", "middleware"):
-                    segs = self.dotted(obj)
-                    if segs:
-                        return ".".join(segs)
-        return None
-
-    def plugin_child(self, a: Node) -> str | None:
-        """What Fastify's ``register`` or Hono's ``route`` is given: a name, a dotted name, an
-        inline ``require('./x')`` / ``import('./x')``."""
-        a = _unwrap(a)
-        if a.type == "await_expression" and a.named_child(0) is not None:
-            a = _unwrap(a.named_child(0))
-        t = a.type
-        if t == "identifier":
-            return self.text(a)
-        if t == "member_expression":
-            segs = self.dotted(a)
-            return ".".join(segs) if segs else None
-        if t == "call_expression":
-            return self.loaded(a)
-        return None
-
-    def loaded(self, a: Node) -> str | None:
-        """``require:<specifier>`` for ``require('./x')`` / ``import('./x')``, else None."""
-        fn = a.child_by_field_name("function")
-        argn = a.child_by_field_name("arguments")
-        if fn is None or argn is None:
-            return None
-        if not (fn.type == "import" or (fn.type == "identifier" and self.text(fn) == "require")):
-            return None
-        items = [x for x in argn.named_children if x.type != "comment"]
-        if len(items) != 1 or items[0].type not in ("string", "template_string"):
-            return None
-        got = self.specifier(items[0])
-        return None if got is None else "require:" + got[0]
-
 def _module_level(declarator: Node | None) -> bool:
     """Whether a variable declarator is a module-level statement's (or an exported one's)."""
     d = declarator.parent if declarator is not None else None
@@ -2680,68 +2180,6 @@ def _module_level(declarator: Node | None) -> bool:
     if up is not None and up.type == "export_statement":
         up = up.parent
     return up is not None and up.type == "program"
-
-
-def _join(prefix: str, path: str) -> str:
-    """A path under a prefix declared in the same file (``/users`` + ``/`` is ``/users``)."""
-    if not prefix:
-        return path
-    if not path or path == "/":
-        return prefix
-    return prefix.rstrip("/") + (path if path.startswith("/") else "/" + path)
-
-
-def _holder(router: str, prefix_text: str) -> str:
-    """The synthetic router holding the routes declared under a prefix that is not a literal:
-    ``<router>~<the prefix expression, as a name>``."""
-    return f"{router}~{_NOT_NAME.sub('_', prefix_text).strip('_')[:40]}"
-
-
-def _short(text: str) -> str:
-    t = _SPACE.sub(" ", text).strip()
-    return t if len(t) <= 60 else t[:57] + "..."
-
-
-def _with_handlers(routes: tuple[Route, ...], functions: list[FunctionDef],
-                   definitions: list[Definition]) -> tuple[Route, ...]:
-    """The routes with ``handler_span``: the name of the function of this file their handler
-    names, the one visible from the route (defined in a function around it, else at module
-    level; the innermost), else a module-level definition of that name. From the whole file's
-    facts: a handler is often defined in another statement than its route."""
-    if not any(r.handler for r in routes):
-        return routes
-    by_name: dict[str, list[FunctionDef]] = {}
-    for fd in functions:
-        by_name.setdefault(fd.name, []).append(fd)
-    defs: dict[str, Span] = {}
-    for d in definitions:
-        defs.setdefault(d.name, d.span)
-    out = []
-    for r in routes:
-        span = None
-        if r.handler is not None:
-            best: tuple[int, Span] | None = None
-            for fd in by_name.get(r.handler, ()):
-                around = _around(fd, functions)
-                if around is not None and not (around.start <= r.span.start and r.span.end <= around.end):
-                    continue  # local to another function
-                key = around.start if around is not None else -1
-                if best is None or key > best[0]:
-                    best = (key, fd.name_span)
-            span = best[1] if best is not None else defs.get(r.handler)
-        out.append(replace(r, handler_span=span) if span is not None else r)
-    return tuple(out)
-
-
-def _around(fd: FunctionDef, functions: list[FunctionDef]) -> Span | None:
-    """The span of the innermost other function containing ``fd``, None at module level."""
-    s, e = fd.span.start, fd.span.end
-    best: Span | None = None
-    for g in functions:
-        gs, ge = g.span.start, g.span.end
-        if gs <= s and e <= ge and (gs != s or ge != e) and (best is None or gs >= best.start):
-            best = g.span
-    return best
 
 
 def _run_time(segs: list[str]) -> UrlExpr:

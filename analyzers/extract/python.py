@@ -53,30 +53,8 @@ Decisions the model leaves open:
   environ, getenv as ge``) are followed through the imports.
 * A parameter that is reassigned in its function still resolves to ``Arg``; a local bound
   more than once (assignment, ``+=``, loop target, ...) stays ``Ref(name)``.
-* Route decorators need a literal path; a router/app variable bound once at module level to
-  ``FastAPI()``/``APIRouter(prefix=...)``/``Flask()``/``Blueprint(url_prefix=...)`` gives the
-  framework and prefix, otherwise the path must start with ``/`` and the framework comes
-  from the file's imports (flask if it imports flask, else fastapi).
-* A ``Route``'s span is its path literal's; ``router`` is the receiver when it is a plain
-  name (``@api.router.get`` gives None); ``prefix`` is the router's own prefix, with its
-  parameters normalized like the path (which starts with it); ``handler``/``handler_span``
-  are the decorated function's (or class's) name and the span of that name in its ``def``.
-* Flask ``add_url_rule`` (rule, endpoint and view function positional or by keyword, as the
-  mount pattern's settings say) is a route like a decorator, on its receiver: ``handler``
-  is the view function as written when it is a name (``list_orders``, ``views.pdf``), with
-  ``handler_span`` the name in its ``def`` when this file defines it (at module level or in
-  an enclosing function: an app factory's local view); an endpoint alone or a computed view
-  (``View.as_view("x")``) gives ``handler=None``.
-* ``RouteMount``: ``include_router``, ``mount`` and ``register_blueprint`` called on a plain
-  name, anywhere (module level, an app factory). Its span is the whole call's
-  (``app.include_router(users.router, prefix="/users")``). The child must be a name or a
-  dotted chain (``users.router``, ``api.v1.router``), else there is no mount. A prefix
-  argument that is no literal (a name, an f-string with substitutions, a call, ``+``) gives
-  ``prefix=""`` and ``unresolved="prefix is not a literal: <its text>"``; ``None`` is no
-  prefix. ``mount`` counts only in a file that imports fastapi or starlette (or on a known
-  app), not on an HTTP client of the file, and not with a literal prefix that does not
-  start with ``/`` (``session.mount("https://", adapter)`` in requests).
-* Calls recorded as routes or mounts are not also call sites.
+* Routes, mounts and views (route decorators, ``add_url_rule``, ``include_router``, Django
+  URL patterns, DRF routers, view classes): ``python_routes.py``, which says what it decides.
 """
 
 from __future__ import annotations
@@ -89,6 +67,7 @@ from string import Formatter
 from tree_sitter import QueryCursor
 
 from ..languages import grammar, parse, query
+from .python_routes import RouteFacts
 from .urlexpr import EMPTY_LIT, merge
 from ..model import (
     Alt,
@@ -105,8 +84,6 @@ from ..model import (
     OtherVal,
     Param,
     Ref,
-    Route,
-    RouteMount,
     Span,
     StrVal,
     Unknown,
@@ -125,14 +102,6 @@ _CLIENT_CTORS = {
     "aiohttp.client.ClientSession": "aiohttp",
 }
 _CLIENT_NAMES = frozenset(k.rsplit(".", 1)[1] for k in _CLIENT_CTORS)
-_ROUTERS = {
-    "fastapi.FastAPI": ("fastapi", "prefix"),
-    "fastapi.APIRouter": ("fastapi", "prefix"),
-    "fastapi.routing.APIRouter": ("fastapi", "prefix"),
-    "flask.Flask": ("flask", None),
-    "flask.Blueprint": ("flask", "url_prefix"),
-}
-_ROUTE_VERBS = {"get", "post", "put", "patch", "delete", "head", "options", "trace"}
 
 # Value kinds that are never strings (-> OtherVal); anything else that is not understood
 # becomes Unknown(<reason>).
@@ -167,8 +136,6 @@ _SIMPLE_ESC = {"\\": "\\", "'": "'", '"': '"', "a": "\a", "b": "\b", "f": "\f", 
 _PERCENT = re.compile(
     r"%(?:\(([^)]*)\))?[-#0 +]*(?:\*|\d+)?(?:\.(?:\*|\d+))?[hlL]?([diouxXeEfFgGcrsa%])"
 )
-_FLASK_PARAM = re.compile(r"<(?:[^<>:]+:)?([^<>:]+)>")
-_TYPED_PARAM = re.compile(r"\{([^{}:]+):[^{}]*\}")
 
 
 def _unescape_one(m: re.Match[str]) -> str:
@@ -217,8 +184,6 @@ _FunctionDef = _fast(FunctionDef)
 _ClientDef = _fast(ClientDef)
 _Import = _fast(Import)
 _Definition = _fast(Definition)
-_Route = _fast(Route)
-_RouteMount = _fast(RouteMount)
 _FileFacts = _fast(FileFacts)
 
 
@@ -281,6 +246,7 @@ class _Grammar:
         self.verbs = frozenset(calls[0]["verbs"].split())
         self.url_args = frozenset(calls[0]["url-args"].split())
         self.name_args = frozenset(calls[0]["name-args"].split())
+        self.django = frozenset(calls[0]["django"].split())
         mounts = [q.pattern_settings(i) for i in range(q.pattern_count) if self.kinds[i] == "mount"]
         if len(mounts) != 1:
             raise ValueError(f"{_QUERY}: expected one pattern of kind 'mount'")
@@ -294,6 +260,7 @@ class _Grammar:
         self.f_left, self.f_right, self.f_operator = f("left"), f("right"), f("operator")
         self.f_key, self.f_subscript = f("key"), f("subscript")
         self.f_type = f("type")
+        self.f_superclasses = f("superclasses")
 
 
 @cache
@@ -301,7 +268,7 @@ def _grammar() -> _Grammar:
     return _Grammar()
 
 
-class _Program:
+class _Program(RouteFacts):
     def __init__(self, path: str, text: str, tree=None) -> None:
         self.path = path
         self.src = src = text.encode("utf-8", "surrogatepass")
@@ -325,6 +292,8 @@ class _Program:
         self.url_constants: set[str] = set()
         self.cache: dict[int, object] = {}
         self.routers: dict[str, tuple] = {}  # module-level app/router name -> (framework, prefix)
+        self.drf_slash: dict[str, str | None] = {}  # DRF router -> its trailing slash (None: not known)
+        self.route_extra: tuple[list, list] = ([], [])  # routes and mounts a router's creation declares
         self.function_names: dict[str, object] | None = None  # qualified name -> name node, when asked
         self.imported: tuple[bool, bool] | None = None  # (imports flask, imports fastapi), when asked
 
@@ -852,13 +821,14 @@ class _Program:
                 n = caps["with.name"][0]
                 self.withs.append((n, caps["with.value"][0], innermost(n.start_byte)))
 
-        definitions, constants, clients, self.routers = self.bindings()
+        definitions, constants, clients = self.bindings()
         functions = self.functions(definitions)
-        calls, routes, mounts = self.calls(call_matches, route_matches, mount_matches, clients)
+        calls, routes, mounts, views = self.calls(call_matches, route_matches, mount_matches, clients)
         definitions.sort(key=lambda d: d.span.start)
         return _FileFacts(self.path, "python", tuple(imports), (), tuple(definitions), tuple(functions),
                           tuple(constants), tuple(clients), tuple(calls), tuple(routes), (),
-                          mounts=tuple(mounts), open_exports=open_exports, all_names=all_names)
+                          mounts=tuple(mounts), open_exports=open_exports, all_names=all_names,
+                          views=tuple(views))
 
     def own_names(self) -> tuple[bool, tuple[str, ...] | None]:
         """(whether a module-level ``__getattr__`` opens the module's names, its literal
@@ -989,7 +959,6 @@ class _Program:
         definitions: list[Definition] = []
         constants: list = []
         clients: list[ClientDef] = []
-        routers: dict[str, tuple] = {}  # module-level name -> (framework, prefix)
         module = self.module
         seen_defs: set[str] = set()
         class_seen: set[tuple[int, str]] = set()
@@ -1027,20 +996,7 @@ class _Program:
                     clients.append(_ClientDef(name, kind, self.client_base(value, kind, owner), _span(name_node),
                                               owner.func.qual if owner is not None and owner.func else None))
             elif owner is None and module.counts.get(name) == 1:
-                fn = value.child_by_field_id(self.g.f_function)
-                d = self.dotted(fn) if fn is not None else None
-                router = _ROUTERS.get(self.qualify(d)) if d is not None else None
-                if router is not None:
-                    framework, prefix_kw = router
-                    prefix = ""
-                    args = value.child_by_field_id(self.g.f_arguments)
-                    if prefix_kw and args is not None:
-                        for c in args.named_children:
-                            k = c.child_by_field_id(self.g.f_name) if c.type == "keyword_argument" else None
-                            v = c.child_by_field_id(self.g.f_value) if k is not None else None
-                            if v is not None and self.t(k) == prefix_kw:
-                                prefix = self.literal(v) or ""
-                    routers[name] = (framework, prefix)
+                self.router_binding(name, value)  # an app or router: self.routers
         for target, value, owner in self.members:
             cls = owner.cls if owner is not None else None
             made = self.member_client(value, owner)
@@ -1054,7 +1010,7 @@ class _Program:
                 clients.append(_ClientDef(self.t(name_node), kind, self.client_base(call, kind, owner),
                                           _span(name_node), owner.func.qual if owner is not None and owner.func else None))
         clients.sort(key=lambda c: c.span.start)
-        return definitions, constants, clients, routers
+        return definitions, constants, clients
 
     def functions(self, definitions: list[Definition]) -> list[FunctionDef]:
         out: list[FunctionDef] = []
@@ -1144,20 +1100,26 @@ class _Program:
               clients: list[ClientDef]):
         accepted = [(call, args) for call, fn, args in call_matches if self.is_candidate(call, fn, args)]
         routes, route_calls = self.routes(route_matches)
-        mounts: list[RouteMount] = []
+        mounts: list = []
         if mount_matches:
             rules, mounts, mount_calls = self.mounts(mount_matches, clients)
             routes.extend(rules)
             route_calls |= mount_calls
+        patterns, included, views, pattern_calls = self.route_query(call_matches)
+        routes += patterns + self.route_extra[0]
+        mounts += included + self.route_extra[1]
+        route_calls |= pattern_calls
         if len(routes) > 1:
             routes.sort(key=lambda r: r.span.start)  # stable: a route's methods keep their order
+        if len(mounts) > 1:
+            mounts.sort(key=lambda m: m.span.start)
         out: list[CallSite] = []
         for call, args in accepted:
             if route_calls and call.id in route_calls:
                 continue
             out.append(self.call_site(call, args, self.innermost(call.start_byte)))
         out.sort(key=lambda c: (c.span.start, c.span.end))
-        return out, routes, mounts
+        return out, routes, mounts, views
 
     def call_site(self, call, args_node, sc: _Scope | None) -> CallSite:
         g = self.g
@@ -1184,192 +1146,6 @@ class _Program:
             callee = _WS.sub("", callee)
         return _CallSite(callee, _span(call), tuple(args), tuple(kwargs),
                          fscope.qual if fscope is not None else None)
-
-    def routes(self, matches: list[dict]):
-        """The routes of the route decorators (``@router.get("/x")``, ``@bp.route("/x",
-        methods=[...])``), and the ids of their calls (which are not call sites)."""
-        routes: list[Route] = []
-        route_calls: set[int] = set()
-        if not matches:
-            return routes, route_calls
-        g = self.g
-        t = self.t
-        for caps in matches:
-            call = caps["route"][0]
-            owner = _WS.sub("", t(caps["route.owner"][0]))
-            verb = t(caps["route.verb"][0])
-            args = caps["route.args"][0]
-            path_node = None
-            methods_node = None
-            for c in args.named_children:
-                if c.type == "keyword_argument":
-                    k = t(c.child_by_field_id(g.f_name))
-                    if k in ("path", "rule") and path_node is None:
-                        path_node = c.child_by_field_id(g.f_value)
-                    elif k == "methods":
-                        methods_node = c.child_by_field_id(g.f_value)
-                elif c.type != "comment" and path_node is None:
-                    path_node = c
-            path = self.literal(path_node) if path_node is not None else None
-            if path is None:
-                continue
-            frame = self.route_frame(owner, path, verb == "route")
-            if frame is None:
-                continue
-            framework, prefix = frame
-            methods = [verb.upper()] if verb in _ROUTE_VERBS else self.methods_of(methods_node)
-            full = _normalize(_join(prefix, path))
-            handler = caps["route.handler"][0]
-            router = owner if _IDENT.fullmatch(owner) else None
-            span, name, name_span = _span(path_node), t(handler), _span(handler)
-            for m in methods:
-                routes.append(_Route(m, full, span, framework, router, prefix, name, name_span))
-            route_calls.add(call.id)
-        return routes, route_calls
-
-    def route_frame(self, owner: str, path: str, flask_verb: bool) -> tuple[str, str] | None:
-        """(framework, the router's own prefix, normalized) of a route declared on ``owner``;
-        None when it is no route: an owner that is not a known app or router needs a path
-        starting with ``/``, and its framework comes from the file's imports (flask when it
-        imports flask, or for a ``route`` method in a file that does not import fastapi)."""
-        router = self.routers.get(owner)
-        if router is not None:
-            framework, prefix = router
-            return framework, _normalize(prefix)
-        if not path.startswith("/"):
-            return None
-        if self.imported is None:
-            roots = {i.module.split(".", 1)[0] for i in self.imports}
-            self.imported = ("flask" in roots, "fastapi" in roots)
-        flask, fastapi = self.imported
-        return ("flask" if flask or (flask_verb and not fastapi) else "fastapi"), ""
-
-    def methods_of(self, node) -> list[str]:
-        """The literal methods of ``methods=[...]`` (a list, tuple or set), else ``GET``."""
-        methods: list[str] = []
-        if node is not None and node.type in ("list", "tuple", "set"):
-            for m in node.named_children:
-                lit = self.literal(m)
-                if lit:
-                    methods.append(lit.upper())
-        return methods or ["GET"]
-
-    def arguments(self, args, roles: dict[str, tuple[int | None, str | None]]) -> dict[str, object]:
-        """The argument node of each role (see the mount pattern's settings): the positional
-        argument at its index (not after a ``*splat``, which hides the positions) or the
-        keyword argument's value."""
-        g = self.g
-        t = self.t
-        by_index = {index: role for role, (index, _) in roles.items() if index is not None}
-        by_keyword = {keyword: role for role, (_, keyword) in roles.items() if keyword is not None}
-        out: dict[str, object] = {}
-        position = 0
-        for c in args.named_children:
-            ty = c.type
-            if ty == "keyword_argument":
-                k = c.child_by_field_id(g.f_name)
-                v = c.child_by_field_id(g.f_value)
-                role = by_keyword.get(t(k)) if k is not None else None
-                if role is not None and v is not None:
-                    out.setdefault(role, v)
-            elif ty == "list_splat":
-                position = -1
-            elif ty != "comment" and ty != "dictionary_splat" and position >= 0:
-                role = by_index.get(position)
-                if role is not None:
-                    out.setdefault(role, c)
-                position += 1
-        return out
-
-    def mounts(self, matches: list[dict], clients: list[ClientDef]):
-        """The mounts (``include_router``, ``mount``, ``register_blueprint``) and the routes
-        of ``add_url_rule`` calls, and the ids of the calls recorded (not call sites)."""
-        t = self.t
-        rules = self.g.mount_rules
-        routers = self.routers
-        clients_named = {c.name for c in clients}
-        mounts: list[RouteMount] = []
-        routes: list[Route] = []
-        recorded: set[int] = set()
-        asgi: bool | None = None  # whether the file imports fastapi or starlette, when asked
-        for caps in matches:
-            call = caps["mount"][0]
-            parent = t(caps["mount.parent"][0])
-            method = t(caps["mount.method"][0])
-            framework, roles = rules[method]
-            picked = self.arguments(caps["mount.args"][0], roles)
-            if "rule" in roles:
-                route = self.url_rule(call, parent, picked, framework)
-                if route:
-                    routes.extend(route)
-                    recorded.add(call.id)
-                continue
-            child_node = picked.get("child")
-            child = self.dotted(child_node) if child_node is not None else None
-            if child is None:
-                continue  # `include_router(make_router())`, `mount("/x", StaticFiles(...))`
-            prefix, unresolved = "", None
-            prefix_node = picked.get("prefix")
-            if prefix_node is not None and prefix_node.type != "none":
-                lit = self.literal(prefix_node)
-                if lit is None:
-                    unresolved = f"prefix is not a literal: {_shown(t(prefix_node))}"
-                else:
-                    prefix = _normalize(lit)
-            if method == "mount":  # also `requests.Session().mount("https://", adapter)`
-                if parent in clients_named or (unresolved is None and prefix and not prefix.startswith("/")):
-                    continue
-                if parent not in routers:
-                    if asgi is None:
-                        asgi = any(i.module.split(".", 1)[0] in ("fastapi", "starlette") for i in self.imports)
-                    if not asgi:
-                        continue
-            elif method == "include_router" and parent in routers:
-                framework = routers[parent][0]
-            mounts.append(_RouteMount(parent, child, prefix, _span(call), framework, unresolved))
-            recorded.add(call.id)
-        return routes, mounts, recorded
-
-    def url_rule(self, call, parent: str, picked: dict[str, object], framework: str) -> list[Route]:
-        """The routes of ``app.add_url_rule("/x", "endpoint", view, methods=[...])`` (Flask):
-        the rule must be a literal; the handler is the view function when it is a name
-        (``handler_span`` the name of its ``def`` when this file defines it), None when only
-        an endpoint is given or the view is computed (``View.as_view("x")``)."""
-        rule_node = picked.get("rule")
-        path = self.literal(rule_node) if rule_node is not None else None
-        if path is None:
-            return []
-        frame = self.route_frame(parent, path, True)
-        if frame is None:
-            return []
-        own_framework, prefix = frame
-        if parent in self.routers:
-            framework = own_framework
-        view = picked.get("view")
-        handler = self.dotted(view) if view is not None else None
-        handler_span = self.defined_function(handler, call.start_byte) if handler else None
-        full = _normalize(_join(prefix, path))
-        span = _span(rule_node)
-        return [_Route(m, full, span, framework, parent, prefix, handler, handler_span)
-                for m in self.methods_of(picked.get("methods"))]
-
-    def defined_function(self, name: str, pos: int) -> Span | None:
-        """The span of the name of the function ``name`` resolves to at ``pos``: one defined
-        in an enclosing function (an app factory's local view) or at module level."""
-        if "." in name:
-            return None
-        by_qual = self.function_names
-        if by_qual is None:
-            by_qual = self.function_names = {s.qual: s.name_node for s in self.scopes if not s.is_class}
-        sc = self.innermost(pos)
-        while sc is not None:
-            if not sc.is_class:
-                node = by_qual.get(f"{sc.qual}.{name}")
-                if node is not None:
-                    return _span(node)
-            sc = sc.parent
-        node = by_qual.get(name)
-        return _span(node) if node is not None else None
 
 
 def _guarded(imp: Import, guards: list[tuple[int, int]]) -> Import:
@@ -1403,29 +1179,6 @@ def _target(imp: Import) -> str:
     if imp.name == "*":
         return imp.module
     return imp.module + imp.name if imp.module.endswith(".") else f"{imp.module}.{imp.name}"
-
-
-def _normalize(path: str) -> str:
-    """Path parameters as ``{name}``: Flask's ``<int:id>``/``<id>``, Starlette's ``{id:int}``."""
-    if "<" in path:
-        path = _FLASK_PARAM.sub(r"{\1}", path)
-    if ":" in path:
-        path = _TYPED_PARAM.sub(r"{\1}", path)
-    return path
-
-
-def _shown(text: str, limit: int = 60) -> str:
-    """An expression's text on one line, shortened, for a reason."""
-    text = _WS.sub(" ", text).strip()
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-def _join(prefix: str, path: str) -> str:
-    if not prefix:
-        return path
-    if prefix.endswith("/") and path.startswith("/"):
-        return prefix + path[1:]
-    return prefix + path
 
 
 def extract_python(path: str, text: str, tree=None) -> FileFacts:

@@ -47,7 +47,8 @@
 ;   route.handler     the name of the decorated function (or class: a class-based view)
 ;   mount             a call `<name>.<method>(...)` that mounts a router or adds a URL rule:
 ;                     FastAPI include_router / mount, Flask register_blueprint /
-;                     add_url_rule (the method's setting says which arguments are what)
+;                     add_url_rule, DRF router.register (the method's setting says which
+;                     arguments are what)
 ;   mount.parent      its receiver, a plain name (app, api_router, parent_bp)
 ;   mount.method      the method (include_router, mount, register_blueprint, add_url_rule)
 ;   mount.args        its argument list
@@ -167,6 +168,9 @@
 ;   verbs      callee's last segment is one of these: always recorded (kind "verb")
 ;   url-args   an argument of one of these kinds whose text contains `/` or `{` (kind "arg")
 ;   name-args  an argument of one of these kinds (kind "arg")
+;   django     a callee of one of these names (an identifier) that is an element of a list
+;              or tuple may be a Django URL pattern (`urlpatterns = [path("x/", view)]`):
+;              python_routes.py checks the name is Django's, through the file's imports
 ; "arg" candidates are confirmed after resolving names (see `call.arg` above).
 ; (Patterns that look inside the argument list, like `(argument_list (string) @arg)`,
 ; keep a query state alive over every argument subtree and cost more than the rest of
@@ -177,7 +181,8 @@
  (#set! kind "call")
  (#set! verbs "get post put patch delete head options request stream")
  (#set! url-args "string concatenated_string call parenthesized_expression")
- (#set! name-args "identifier attribute subscript binary_operator"))
+ (#set! name-args "identifier attribute subscript binary_operator")
+ (#set! django "path re_path url"))
 
 ; ---------------------------------------------------------------- route decorators
 ; one match per route decorator of a definition (stacked decorators are several routes of
@@ -200,15 +205,18 @@
 ; reads, `where` being a positional index, a keyword, or both (`0|router`: the first
 ; positional argument or the keyword `router`). Roles: `child` the mounted router or app,
 ; `prefix` its prefix; a method with a `rule` role declares a route instead (`rule` its
-; path, `view` the view function, `endpoint` its name, `methods` the list of methods).
+; path, `view` the view function, `endpoint` its name, `methods` the list of methods); one
+; with a `register` role registers a Django REST framework viewset (`register` its prefix,
+; `viewset` the class), counted only on a DRF router of the file.
 ((call
    function: (attribute
                object: (identifier) @mount.parent
                attribute: (identifier) @mount.method)
    arguments: (argument_list) @mount.args) @mount
- (#any-of? @mount.method "include_router" "mount" "register_blueprint" "add_url_rule")
+ (#any-of? @mount.method "include_router" "mount" "register_blueprint" "add_url_rule" "register")
  (#set! kind "mount")
  (#set! include_router "fastapi child=0|router prefix=prefix")
  (#set! mount "fastapi prefix=0|path child=1|app")
  (#set! register_blueprint "flask child=0|blueprint prefix=url_prefix")
- (#set! add_url_rule "flask rule=0|rule endpoint=1|endpoint view=2|view_func methods=methods"))
+ (#set! add_url_rule "flask rule=0|rule endpoint=1|endpoint view=2|view_func methods=methods")
+ (#set! register "drf register=0|prefix viewset=1|viewset"))

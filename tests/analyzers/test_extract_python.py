@@ -618,4 +618,4 @@ def test_facts_pickle_and_compare_like_constructed_ones():
                        "scope": "get_user"}
     assert list(vars(f)) == ["path", "language", "imports", "exports", "definitions", "functions",
                              "constants", "clients", "calls", "routes", "problems", "mounts", "classes",
-                             "open_exports", "declared_modules", "all_names"]
+                             "open_exports", "declared_modules", "all_names", "views"]

@@ -511,3 +511,112 @@ def test_route_facts_stay_exact_under_incremental_edits():
 def test_mounts_are_model_facts():
     f = facts("const app = require('express')();\napp.use('/x', require('./x'));\n")
     assert f.mounts and all(type(m) is RouteMount for m in f.mounts)
+
+
+# --------------------------------------------------------------------------- paths that are not literals
+
+
+@pytest.mark.parametrize("grammar", GRAMMARS)
+def test_route_paths_that_are_not_literals_are_unresolved_routes(grammar):
+    src = (
+        "const express = require('express');\n"
+        "const { BASE } = require('./config');\n"
+        "const USERS = '/users';\n"
+        "const ITEM = USERS + '/:id';\n"
+        "const router = express.Router();\n"
+        "router.get(USERS, list);\n"                      # a module-level const: resolved
+        "router.get(`${USERS}/:id/posts`, posts);\n"      # a template of one: resolved
+        "router.put(ITEM, update);\n"                     # a const built of consts: resolved
+        "router.get(BASE, list);\n"                       # imported: never guessed
+        "router.post(`/teams/${BASE}/join`, join);\n"
+        "router.delete(paths.item(), remove);\n"
+        "function mount(prefix) {\n"
+        "  router.get(prefix, list);\n"                   # a parameter, even named like a const
+        "  const USERS = '/other';\n"
+        "  router.get(USERS, list);\n"                    # a local const: not the module's
+        "}\n"
+        "function list() {}\n"
+    )
+    f = facts(src, grammar)
+    assert [(r.method, r.path, r.handler, r.unresolved) for r in f.routes] == [
+        ("GET", "/users", "list", None),
+        ("GET", "/users/{id}/posts", "posts", None),
+        ("PUT", "/users/{id}", "update", None),
+        ("GET", "", "list", "path is the name BASE"),
+        ("POST", "/teams/", "join", "path is a template literal"),
+        ("DELETE", "", "remove", "path is computed by paths.item()"),
+        ("GET", "", "list", "path is the name prefix"),
+        ("GET", "", "list", "path is the name USERS"),
+    ]
+    assert text_of(src, f.routes[3].span) == "BASE"
+    assert f.calls == ()  # route declarations, not HTTP calls
+
+
+@pytest.mark.parametrize("grammar", GRAMMARS)
+def test_a_client_call_with_a_computed_url_stays_a_call(grammar):
+    src = (
+        "import axios from 'axios';\n"
+        "const app = axios.create({ baseURL: '/api' });\n"
+        "export const load = (id) => app.get(`/users/${id}`, options);\n"
+    )
+    f = facts(src, grammar)
+    assert f.routes == ()
+    assert "app.get" in [c.callee for c in f.calls]
+
+
+def test_unresolved_routes_compose_unresolved_with_the_known_part():
+    fixture = """
+//- src/app.js
+const express = require('express');
+const users = require('./users');
+const app = express();
+app.use('/api', users);
+//- src/users.js
+const { Router } = require('express');
+const { ADMIN } = require('./config');
+const router = Router();
+const ME = '/me';
+router.get(ME, (req, res) => res.json({}));
+router.get(`/users${ADMIN}`, (req, res) => res.json({}));
+module.exports = router;
+"""
+    assert composed(fixture) == [
+        ("GET", "/api/me", "src/users.js", None),
+        ("GET", "/api/users", "src/users.js", "path is a template literal"),
+    ]
+
+
+NEST = """import { Controller, Get, Post } from '@nestjs/common';
+const BASE = 'things';
+@Controller(BASE)
+export class ThingsController {
+  @Get(':id')
+  one() {}
+  @Post(`${BASE}/:id`)
+  two() {}
+}
+@Module({ controllers: [ThingsController], imports: [OtherModule] })
+export class ThingsModule {}
+"""
+NEST_PIECES = ["x", "'", "`", "(", ")", "{", "}", ";", "\n", "@", "const BASE = 'stuff';\n", "@Get('/z')\n",
+               "import { X } from '@nestjs/core';\n", "// @nestjs/\n"]
+
+
+def test_nest_route_facts_stay_exact_under_incremental_edits():
+    path = "src/things.controller.ts"
+    for seed in range(4):
+        rng = random.Random(seed)
+        text = NEST
+        _, state, _ = extract_edited(path, text, None)
+        for step in range(30):
+            i = rng.randrange(len(text) + 1)
+            op = rng.random()
+            if op < 0.4:
+                text = text[:i] + rng.choice(NEST_PIECES) + text[i:]
+            elif op < 0.8:
+                text = text[:i] + text[i + rng.choice((1, 3, 20)):]
+            else:
+                text = NEST
+            got, state, _ = extract_edited(path, text, state)
+            assert got == extract(path, text), f"seed {seed}, edit {step}: {text!r}"
+    assert [r.path for r in extract(path, NEST).routes] == ["/things/{id}", "/things/things/{id}"]

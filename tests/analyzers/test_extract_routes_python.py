@@ -251,9 +251,12 @@ def test_flask_route_decorators_and_add_url_rule():
         ("GET", "/export", "orders_bp", "", None, '"/export"', None),
         # a view defined in another module: its name, no span here
         ("GET", "/{order_id}/pdf", "orders_bp", "", "views.pdf", '"/<uuid:order_id>/pdf"', None),
-        # a computed view (a class-based view): no handler
-        ("GET", "/search", "orders_bp", "", None, '"/search"', None),
-    ]  # a rule that is not a literal is no route
+        # a class-based view: its class decides the methods (composition reads it)
+        ("ANY", "/search", "orders_bp", "", "SearchView", '"/search"', None),
+        # a rule that is not a literal: a route whose path is not known
+        ("GET", "", "orders_bp", "", "list_orders", "RULE", "list_orders"),
+    ]
+    assert [(r.view, r.unresolved) for r in f.routes][-2:] == [("SearchView", None), (None, "path is the name RULE")]
     assert all(r.framework == "flask" for r in f.routes)
     # the handler span of an add_url_rule route is the name in the view's `def`
     assert src[:f.routes[2].handler_span.start].endswith(b"def ")
@@ -298,3 +301,194 @@ def test_thin_facts_keep_the_mounts():
     f, _ = extract_all(FASTAPI)["app/main.py"]
     assert f.mounts and thin(f).mounts == f.mounts
     assert isinstance(f.mounts[0], RouteMount)
+
+
+# --------------------------------------------------------------------------- non-literal paths
+
+def test_a_path_that_is_not_a_literal_is_an_unresolved_route_and_a_module_constant_is_read():
+    f, src = extract_all('''
+//- app/routes.py
+from fastapi import APIRouter
+from app.settings import BASE
+
+router = APIRouter(prefix="/items")
+VERSION = "v1"
+TWICE = "a"
+TWICE = "b"
+
+@router.get(f"/{VERSION}/list")
+def listing(): ...
+
+@router.get(f"{BASE}/search")
+def search(): ...
+
+@router.post(BASE)
+def create(): ...
+
+@router.get("/" + VERSION + "/count")
+def count(): ...
+
+@router.get(TWICE)
+def twice(): ...
+
+@router.get(make_path("x"))
+def made(): ...
+
+@cache.get(KEY)
+def not_a_route(): ...
+''')["app/routes.py"]
+    got = [(r.method, r.path, r.handler, r.unresolved) for r in f.routes]
+    assert got == [
+        ("GET", "/items/v1/list", "listing", None),  # a constant of the file, in an f-string
+        ("GET", "/items", "search", "path is an f-string"),  # imported: not read
+        ("POST", "/items", "create", "path is the name BASE"),
+        ("GET", "/items/v1/count", "count", None),
+        ("GET", "/items", "twice", "path is the name TWICE"),  # bound twice: no constant
+        ("GET", "/items", "made", 'path is a call: make_path("x")'),
+    ]
+
+
+# --------------------------------------------------------------------------- Django
+
+DJANGO = '''
+//- shop/urls.py
+from django.urls import include, path, re_path
+from django.contrib.auth.decorators import login_required
+from rest_framework.routers import SimpleRouter
+from . import views
+from catalog import urls as catalog_urls
+from .api import router as api_router
+
+router = SimpleRouter(trailing_slash=False)
+router.register(r"orders", views.OrderViewSet, basename="order")
+
+urlpatterns = [
+    path("", views.home),
+    path("cart/<int:item_id>/", login_required(views.CartItem.as_view()), name="cart-item"),
+    re_path(r"^receipts/(?P<number>[0-9]+)\\.pdf$", views.receipt),
+    re_path(r"^old/(\\d+)/$", views.old),
+    path("catalog/", include(catalog_urls)),
+    path("accounts/", include("accounts.urls")),
+    path("api/", include(api_router.urls)),
+    path("items/", views.ItemViewSet.as_view({"get": "list", "post": "create"})),
+]
+urlpatterns += router.urls
+
+def helper():
+    return [path("nope/", views.home)]
+'''
+
+
+def test_django_patterns_are_routes_and_includes_are_mounts():
+    f, src = extract_all(DJANGO)["shop/urls.py"]
+    got = [(r.method, r.path, r.router, r.framework, r.handler, r.view, r.unresolved) for r in f.routes]
+    assert got == [
+        ("ANY", "orders", "router", "drf", "views.OrderViewSet", "views.OrderViewSet", None),
+        ("ANY", "/", "urlpatterns", "django", "views.home", "views.home", None),
+        ("ANY", "/cart/{item_id}/", "urlpatterns", "django", "views.CartItem", "views.CartItem", None),
+        ("ANY", "/receipts/{number}.pdf", "urlpatterns", "django", "views.receipt", "views.receipt", None),
+        ("ANY", "/old/", "urlpatterns", "django", "views.old", "views.old",
+         "the regex is not a plain path: ^old/(\\d+)/$"),
+        ("GET", "/items/", "urlpatterns", "django", "views.ItemViewSet", None, None),  # as_view's actions
+        ("POST", "/items/", "urlpatterns", "django", "views.ItemViewSet", None, None),
+    ]  # a list built in a function is not the module's patterns
+    assert [(m.parent, m.child, m.prefix, m.framework) for m in f.mounts] == [
+        ("urlpatterns", "module:catalog.urls", "/catalog/", "django"),
+        ("urlpatterns", "module:accounts.urls", "/accounts/", "django"),
+        ("urlpatterns", "api_router", "/api/", "django"),
+        ("urlpatterns", "router", "", "drf"),
+    ]
+    assert at(src, f.routes[1].span) == '""' and at(src, f.mounts[3].span) == "urlpatterns += router.urls"
+    assert [c.callee for c in f.calls if c.callee in ("path", "re_path")] == ["path"]  # only the helper's
+
+
+def test_view_classes_and_function_views_are_recorded_with_what_shapes_their_routes():
+    f, src = extract_all('''
+//- shop/views.py
+from pydantic import BaseModel
+from rest_framework import viewsets
+from rest_framework.decorators import action, api_view
+from django.views.decorators.http import require_safe
+from .base import BaseView
+
+
+class Payload(BaseModel):
+    name: str
+
+
+class OrderViewSet(viewsets.ModelViewSet):
+    lookup_field = "code"
+    http_method_names = ["get", "post"]
+
+    def list(self, request): ...
+
+    @action(detail=True, methods=["post", "put"], url_path="pay-now")
+    def pay(self, request, code=None): ...
+
+    @pay.mapping.delete
+    def refund(self, request, code=None): ...
+
+    def helper(self): ...
+
+
+class CartItem(BaseView):
+    def get(self, request, item_id): ...
+
+
+@api_view(["GET", "POST"])
+def receipt(request, number): ...
+
+
+@require_safe
+def home(request): ...
+
+
+def old(request): ...
+''')["shop/views.py"]
+    got = {v.name: v for v in f.views}
+    assert list(got) == ["OrderViewSet", "CartItem", "receipt", "home"]  # a pydantic model is no view
+    order = got["OrderViewSet"]
+    assert order.bases == ("rest_framework.viewsets.ModelViewSet",)
+    assert [(n, at(src, s)) for n, s in order.handlers] == [("list", "list")]
+    assert order.attrs == (("lookup_field", "code"),) and order.allowed == ("GET", "POST")
+    [pay] = order.actions
+    assert (pay.name, pay.detail, pay.methods, pay.url_path) == ("pay", True, ("POST", "PUT", "DELETE"), "pay-now")
+    assert got["CartItem"].bases == ("BaseView",)  # a workspace class, as written
+    assert (got["receipt"].function, got["receipt"].methods) == (True, ("GET", "POST"))
+    assert got["home"].methods == ("GET", "HEAD")
+    assert thin(f).views == ()
+
+
+def test_drf_register_counts_only_on_a_drf_router_and_default_router_serves_its_root():
+    f, src = extract_all('''
+//- api/urls.py
+import atexit
+from rest_framework import routers
+from .views import UserViewSet
+
+router = routers.DefaultRouter()
+router.register("users", UserViewSet)
+router.register(PREFIX, UserViewSet)
+atexit.register(print)
+''')["api/urls.py"]
+    assert [(r.method, r.path, r.router, r.view, r.unresolved) for r in f.routes] == [
+        ("GET", "/", "router", None, None),  # DefaultRouter's API root
+        ("ANY", "users/", "router", "UserViewSet", None),
+        ("ANY", "", "router", "UserViewSet", "path is the name PREFIX"),
+    ]
+    assert at(src, f.routes[0].span) == "routers.DefaultRouter()"
+
+
+def test_fastapi_root_path_is_a_mount_above_the_app():
+    f, src = extract_all('''
+//- main.py
+from fastapi import FastAPI
+from settings import ROOT
+
+app = FastAPI(title="x", root_path="/api")
+other = FastAPI(root_path=ROOT)
+''')["main.py"]
+    assert [(m.parent, m.child, m.prefix, m.unresolved, at(src, m.span)) for m in f.mounts] == [
+        ("", "app", "/api", None, 'root_path="/api"'),
+        ("", "other", "", "root_path is not a literal: ROOT", "root_path=ROOT"),
+    ]
