@@ -209,6 +209,7 @@ class BuildSteps:
                 check()
                 self._link_one(linker, rel)
         check()
+        self._composed = None  # (composed before any file was extracted, when the table was built)
         if self.routes_as_contract():
             self._rebuild_table()  # the routes are known now
         self._rematch(list(self.calls))

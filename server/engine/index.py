@@ -70,6 +70,8 @@ class WorkspaceIndex(BuildSteps, UpdateSteps):
         self.routes: dict[str, tuple[Route, ...]] = {}  # backend route declarations per file
         self.mounts: dict[str, tuple[RouteMount, ...]] = {}  # routers mounted under others, per file
         self._composed: list | None = None  # routes.compose() of routes and mounts, until one changes
+        self._views: dict[str, tuple] = {}  # the views (FileFacts.views) composition read, per file
+        self._file_apps: tuple = ()  # the apps whose files are routes (routes_files), as last composed
         self._drift: tuple[object, object, dict[str, tuple[Finding, ...]]] | None = None  # (composed, table, per file)
         # the findings of the registered one-file analyses (analyzers/analyses.py) per file,
         # their edges merged into ``deps``; what reading their inputs found (a ledger line)
@@ -279,6 +281,8 @@ class WorkspaceIndex(BuildSteps, UpdateSteps):
         facts = self.facts.get(rel)
         if facts is None:
             self._set_links(rel, None, set(), (), ())
+            if self._views.pop(rel, None):
+                self._composed = None
             self._set_analysis(rel, None)
             return
         try:
@@ -290,6 +294,13 @@ class WorkspaceIndex(BuildSteps, UpdateSteps):
             calls, deps = [], {rel}
         found, edges = analyze(facts, linker.analysis, reraise=(_NotYetExtracted,))  # type: ignore[attr-defined]
         self._set_links(rel, calls, deps, facts.problems, (*facts.routes, *facts.mounts))
+        views = getattr(facts, "views", ())
+        if views != self._views.get(rel, ()):  # a view class the routes expand (routes_views.py)
+            self._composed = None
+            if views:
+                self._views[rel] = views
+            else:
+                self._views.pop(rel, None)
         self._set_analysis(rel, found, edges)
 
     def _set_links(self, rel: str, calls: list[HttpCall] | None, deps: set[str],
@@ -360,7 +371,10 @@ class WorkspaceIndex(BuildSteps, UpdateSteps):
                     r = ctx.resolver.resolve(importer, spec, "python" if python else None)
                     return r.path if r.kind == FILE and r.path and not in_installed(r.path) else None
 
-                self._composed = compose(set(self.routes) | set(self.mounts), self.facts.get, resolve)
+                from specward.analyzers.routes_files import file_apps
+
+                apps = self._file_apps = file_apps(set(self.facts) | set(self._resolver_texts), self._text_reader())
+                self._composed = compose(set(self.routes) | set(self.mounts), self.facts.get, resolve, file_apps=apps)
             return self._composed
 
     def _matches_of(self, rel: str) -> tuple:
@@ -529,17 +543,6 @@ class WorkspaceIndex(BuildSteps, UpdateSteps):
                 out.extend(self.findings(p))
             return out
 
-    def handlers_of(self, method: str, path: str) -> list[tuple[str, Route]]:
-        """Backend route declarations implementing ``method path`` (either side's
-        parameters match any segment)."""
-        table = EndpointTable([Endpoint(method, path, "", Span(0, 0))])
-        out = []
-        with self.lock:
-            for c in self.composed_routes():
-                if c.unresolved is None and c.method in (method, "ANY") and table.lookup(c.path):
-                    out.append((c.file, replace(c.route, path=c.path)))
-        return out
-
     def all_statuses(self) -> list[CallStatus]:
         with self.lock:
             return [st for p in sorted(self.statuses) for st in self.statuses[p]]
@@ -610,6 +613,7 @@ class WorkspaceIndex(BuildSteps, UpdateSteps):
             texts[rel] = text
         before = self._links_key
         self._configure_resolver(texts)
+        self._composed = None  # mounts resolve through it; a package.json may make an app of file routes
         if self._links_key == before:
             return set()
         everything = list(self.calls) + [r for r in self.digests if r not in self.calls]

@@ -115,6 +115,8 @@ class UpdateSteps:
         change = None
         listing: set[str] = set()  # judged again because a file appeared or went away below a folder
         if text is None:
+            if self._file_route_exports(rel) is not None:
+                self._composed = None  # a file route, or a framework's config, went away
             self._edit_states.pop(rel, None)
             self._buffers.pop(rel, None)
             existed = self.facts.drop(rel)
@@ -130,7 +132,10 @@ class UpdateSteps:
             if self.digests.get(rel) == digest and rel in self.facts:
                 return set()
             self.skipped.pop(rel, None)
+            exported = self._file_route_exports(rel)
             facts, change = self._extract(rel, text, incremental)
+            if exported is not None and (exported != tuple(facts.exports) or rel not in self.digests):
+                self._composed = None  # a file route's exports (its methods) or a framework config changed
             self.facts.put_live(rel, facts)
             self.digests[rel] = digest
             if change is not None and change.moved_only and self._move_links(rel, facts, change):
@@ -259,6 +264,18 @@ class UpdateSteps:
             self.analysis_findings[rel] = moved_analysis
         self.stats["moved_links"] = self.stats.get("moved_links", 0.0) + 1
         return True
+
+    def _file_route_exports(self, rel: str) -> tuple | None:
+        """The exports of ``rel`` when it may be a file route or a framework's configuration
+        (``routes_files.is_input``: what composing the routes again depends on), else None."""
+        from specward.analyzers.routes_files import is_input
+
+        if not is_input(rel, self._file_apps):
+            return None
+        if is_input(rel, ()):  # a framework's config or a package.json: any change counts
+            return ("a configuration",)  # (never equal to a file's exports)
+        old = self.facts.get(rel) if rel in self.facts else None
+        return tuple(old.exports) if old is not None else ()
 
     def _update_contract(self, rel: str, text: str | None) -> set[str]:
         if text is None:

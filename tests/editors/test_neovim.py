@@ -31,14 +31,20 @@ def _neovims() -> list[pytest.param]:
     return found or [pytest.param(None, marks=pytest.mark.skip(reason="no nvim installed"))]
 
 
-def _run(nvim: str, tmp_path: Path, script: str, timeout: float, **extra: str) -> tuple[Path, subprocess.CompletedProcess]:
+def _run(nvim: str, tmp_path: Path, script: str, timeout: float, files: dict[str, str] | None = None,
+         **extra: str) -> tuple[Path, subprocess.CompletedProcess]:
     """Headless Neovim running ``script`` against ``specward serve`` on a copy of the
-    example, with its own HOME and XDG folders."""
+    example (or on a workspace of these ``files``), with its own HOME and XDG folders."""
     root = tmp_path / "ws"
-    shutil.copytree(EXAMPLE, root)
+    if files is None:
+        shutil.copytree(EXAMPLE, root)
+    for rel, text in (files or {}).items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+    extra.setdefault("SPECWARD_FILE", "web/src/features/profile.ts")
     env = dict(os.environ,
                SPECWARD_CMD=json.dumps([sys.executable, "-m", "specward.server", "serve"]),
-               SPECWARD_ROOT=str(root), SPECWARD_FILE="web/src/features/profile.ts",
+               SPECWARD_ROOT=str(root),
                HOME=str(tmp_path), XDG_CONFIG_HOME=str(tmp_path / "cfg"), XDG_DATA_HOME=str(tmp_path / "data"),
                XDG_STATE_HOME=str(tmp_path / "state"), **extra)
     proc = subprocess.run([nvim, "--headless", "-u", "NONE", "-i", "NONE", "-c", f"luafile {HERE / script}"],
@@ -78,3 +84,36 @@ def test_neovim_hover_and_quick_fix(nvim: str, tmp_path: Path):
     assert out["applied"] == "Replace with GET /api/user/profile"
     assert out["fixed"] is True and out["codes"] == ["method-mismatch"]
     assert "api.get('/user/profile')" in out["line"]
+
+
+# a FastAPI backend whose path is /api (main.py) + /notes (api/__init__.py) + /{note_id}
+NOTES = {
+    "pyproject.toml": '[project]\nname = "notes"\nversion = "1.0.0"\ndependencies = ["fastapi"]\n\n[tool.specward]\n',
+    "main.py": ("from fastapi import FastAPI\n\nfrom api import api\n\napp = FastAPI()\n"
+                "app.include_router(api, prefix=\"/api\")\n"),
+    "api/__init__.py": ("from fastapi import APIRouter\n\nfrom api.notes import router as notes\n\n"
+                        "api = APIRouter()\napi.include_router(notes, prefix=\"/notes\")\n"),
+    "api/notes.py": ("from fastapi import APIRouter\n\nrouter = APIRouter()\n\n\n"
+                     "@router.get(\"/\")\ndef list_notes():\n    return []\n\n\n"
+                     "@router.get(\"/{note_id}\")\ndef read_note(note_id: int):\n    return {\"id\": note_id}\n"),
+    "openapi.yaml": ("openapi: 3.0.3\ninfo: {title: Notes, version: \"1\"}\nservers:\n  - url: /api\npaths:\n"
+                     "  /notes/:\n    get:\n      responses: {\"200\": {description: Every note}}\n"
+                     "  /notes/{id}:\n    get:\n      responses: {\"200\": {description: One note}}\n"),
+    "web/notes.ts": ("export const note = (id: number) =>\n"
+                     "  fetch(`/api/notes/${id}`).then((res) => res.json());\n"),
+}
+
+
+@pytest.mark.parametrize("nvim", _neovims())
+def test_neovim_go_to_definition_reaches_the_backend_handler(nvim: str, tmp_path: Path):
+    # the call's definition is the contract's operation; the operation's, the handler
+    _, proc = _run(nvim, tmp_path, "nvim_routes.lua", 90, files=NOTES, SPECWARD_FILE="web/notes.ts",
+                   SPECWARD_NEEDLE="/api/notes/", SPECWARD_HOPS="2")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    stops = json.loads([ln for ln in proc.stdout.splitlines() if ln.startswith("{")][-1])["stops"]
+    contract = NOTES["openapi.yaml"].splitlines()
+    assert stops[0]["file"] == "openapi.yaml" and stops[0]["text"] == "    get:"
+    assert contract[stops[0]["line"] - 2] == "  /notes/{id}:"
+    handler = NOTES["api/notes.py"].splitlines()
+    assert stops[1]["file"] == "api/notes.py" and stops[1]["text"] == '@router.get("/{note_id}")'
+    assert handler[stops[1]["line"]] == "def read_note(note_id: int):"

@@ -151,3 +151,68 @@ def test_a_bad_contract_sources_value_is_reported(tmp_path: Path):
     idx.build()
     problems = [f for f in idx.findings("specward.toml")]
     assert problems and "contract_sources" in problems[0].message
+
+
+NEXT = {
+    "package.json": '{"name": "notes", "dependencies": {"next": "14.2.5", "react": "18.3.1"}}\n',
+    "next.config.mjs": "const nextConfig = { reactStrictMode: true };\nexport default nextConfig;\n",
+    "app/api/notes/route.ts": (
+        "export async function GET() {\n  return Response.json([]);\n}\n\n"
+        "export async function POST(request: Request) {\n  return Response.json(await request.json(), { status: 201 });\n}\n"
+    ),
+    "app/api/notes/[noteId]/route.ts": (
+        "export async function GET(_req: Request, { params }: { params: { noteId: string } }) {\n"
+        "  return Response.json({ id: params.noteId });\n}\n"
+    ),
+    "app/notes/page.tsx": (
+        "'use client';\n"
+        "export default function Notes() {\n"
+        "  const add = () => fetch('/api/notes', { method: 'POST', body: '{}' });\n"
+        "  const load = () => fetch('/api/notes');\n"
+        "  const one = (id: string) => fetch(`/api/notes/${id}`);\n"
+        "  const drop = (id: string) => fetch(`/api/notes/${id}`, { method: 'DELETE' });\n"
+        "  return null;\n}\n"
+    ),
+}
+
+
+def test_file_routes_are_the_contract_and_follow_edits(tmp_path: Path):
+    for rel, text in NEXT.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text)
+    idx = WorkspaceIndex(tmp_path)
+    idx.build()
+    assert idx.table.source == "routes"
+    page = "app/notes/page.tsx"
+    assert [c for c, _ in codes_messages(idx, page)] == ["method-mismatch"]  # DELETE /api/notes/{id}
+    # the route file loses its POST: the page's POST becomes a mismatch too
+    rel = "app/api/notes/route.ts"
+    idx.update(rel, NEXT[rel].split("export async function POST")[0], incremental=True)
+    assert [c for c, _ in codes_messages(idx, page)] == ["method-mismatch", "method-mismatch"]
+    # a new route file (DELETE on the item) clears one
+    item = "app/api/notes/[noteId]/route.ts"
+    idx.update(item, NEXT[item] + "\nexport async function DELETE() {\n  return new Response(null, { status: 204 });\n}\n")
+    assert [c for c, _ in codes_messages(idx, page)] == ["method-mismatch"]
+
+
+DJANGO = {
+    "config/urls.py": "from django.urls import include, path\n\nurlpatterns = [path('api/', include('notes.urls'))]\n",
+    "notes/urls.py": ("from django.urls import path\n\nfrom notes import views\n\n"
+                      "urlpatterns = [path('notes/<int:pk>/', views.NoteView.as_view())]\n"),
+    "notes/views.py": ("from django.views import View\nfrom django.http import JsonResponse\n\n\n"
+                       "class NoteView(View):\n    def get(self, request, pk):\n        return JsonResponse({})\n"),
+    "web/src/notes.ts": ("export const save = (id: number) => fetch(`/api/notes/${id}/`, { method: 'PUT' });\n"
+                         "export const load = (id: number) => fetch(`/api/notes/${id}/`);\n"),
+}
+
+
+def test_an_edit_of_a_view_class_alone_recomposes_the_routes(tmp_path: Path):
+    for rel, text in DJANGO.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text)
+    idx = WorkspaceIndex(tmp_path)
+    idx.build()
+    assert [c for c, _ in codes_messages(idx, "web/src/notes.ts")] == ["method-mismatch"]
+    views = DJANGO["notes/views.py"] + "\n    def put(self, request, pk):\n        return JsonResponse({})\n"
+    idx.update("notes/views.py", views, incremental=True)
+    assert codes_messages(idx, "web/src/notes.ts") == []

@@ -111,7 +111,9 @@ async def test_code_lens_and_symbols_of_a_contract(client):
     names = [s.name for s in symbols]
     assert names[:2] == ["Article", "Comment"] and "GET /api/articles/{slug}" in names
     found = await client.workspace_symbol_async(lsp.WorkspaceSymbolParams(query="get usersid"))
-    assert [s.name for s in found] == ["GET /api/users/{id}"]
+    # the contract's entry, and the backend's route that implements it (docs/routes.md, Navigation)
+    assert [(s.name, s.kind) for s in found] == [("GET /api/users/{id}", lsp.SymbolKind.Method),
+                                                 ("GET /api/users/{user_id}", lsp.SymbolKind.Function)]
 
 
 async def test_quick_fixes_replace_the_path_and_change_the_method(client):

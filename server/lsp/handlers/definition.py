@@ -9,8 +9,6 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types as lsp
 
-from specward.analyzers.matching import full_path
-
 from .. import lookups as f
 
 if TYPE_CHECKING:
@@ -29,9 +27,7 @@ def _definition(session: Session, params: lsp.DefinitionParams) -> list[lsp.Loca
             return [session.location(st.endpoint.file, st.endpoint.span)] if st.endpoint is not None else None
         case _:
             return None
-    routes = {(r, route.span.start): (r, route) for ep in eps for path in sorted({ep.path, full_path(ep)})
-              for r, route in session.index.handlers_of(ep.method, path)}
-    return [session.location(r, route.span) for r, route in routes.values()] or None
+    return [session.location(c.file, c.route.span) for c in f.handlers_for(session.index, eps)] or None
 
 
 async def handle(ls: SpecwardServer, params: lsp.DefinitionParams) -> list[lsp.Location] | None:
