@@ -66,7 +66,10 @@ def path_keys(session: Session, rel: str, contract: ContractFacts) -> tuple[ide.
 
 def callers_of_all(index: WorkspaceIndex, eps: Iterable[Endpoint]) -> list[CallStatus]:
     """The matched calls of several endpoints, each once, by file and position."""
-    by_ep = callers_by_endpoint(index)
+    return _each_once(callers_by_endpoint(index), eps)
+
+
+def _each_once(by_ep: dict[tuple[str, str, str], list[CallStatus]], eps: Iterable[Endpoint]) -> list[CallStatus]:
     seen: dict[tuple[str, int, int], CallStatus] = {}
     for ep in eps:
         for st in by_ep.get(endpoint_id(ep), []):
@@ -233,11 +236,7 @@ def route_callers(index: WorkspaceIndex, composed: Iterable[ComposedRoute],
         if not any(index.used.get(endpoint_id(ep)) for ep in eps):
             return []
         by_ep = callers_by_endpoint(index)
-    seen: dict[tuple[str, int, int], CallStatus] = {}
-    for ep in eps:
-        for st in by_ep.get(endpoint_id(ep), []):
-            seen.setdefault((st.call.file, st.call.span.start, st.call.span.end), st)
-    return [seen[k] for k in sorted(seen)]
+    return _each_once(by_ep, eps)
 
 
 def handlers_for(index: WorkspaceIndex, eps: Iterable[Endpoint]) -> list[ComposedRoute]:

@@ -63,3 +63,23 @@ def analyze(fixture: str, base_paths: tuple[str, ...] = (), case_sensitive: bool
                 text += f" ({st.call.reason})"
             out.append(text)
     return out
+
+
+def compose_fixture(fixture: str) -> list:
+    """``routes.compose`` of a ``//- path`` fixture with the real extractor and the one
+    resolver (workspace files only, as the index composes)."""
+    from specward.analyzers.analyses import AnalysisInput, Context
+    from specward.analyzers.package_entry import in_installed
+    from specward.analyzers.resolve import FILE
+    from specward.analyzers.routes import compose
+
+    files = split(fixture)
+    facts = {p: extract(p, t) for p, t in files.items() if language_of(p)}
+    config = ResolverConfig.build({p: t for p, t in files.items() if is_resolver_config(p)})
+    ctx = Context(AnalysisInput(files=frozenset(p for p in files if p not in facts)), facts.get, config)
+
+    def resolve(importer: str, spec: str, python: bool) -> str | None:
+        r = ctx.resolver.resolve(importer, spec, "python" if python else None)
+        return r.path if r.kind == FILE and r.path and not in_installed(r.path) else None
+
+    return compose(facts, facts.get, resolve)

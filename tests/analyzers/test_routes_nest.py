@@ -6,27 +6,15 @@ controllers no app reaches (unresolved, never guessed)."""
 
 from __future__ import annotations
 
-from specward.analyzers.analyses import AnalysisInput, Context
 from specward.analyzers.contracts import parse_contract
-from specward.analyzers.extract import extract
 from specward.analyzers.extract.ecma import extract_ecma
-from specward.analyzers.languages import language_of
-from specward.analyzers.package_entry import in_installed
-from specward.analyzers.resolve import FILE, ResolverConfig, is_resolver_config
 from specward.analyzers.routes import compose, drift
 
-from fixtures import split
+from fixtures import compose_fixture, split
 
 
 def composed(fixture: str):
-    files = split(fixture)
-    facts = {p: extract(p, t) for p, t in files.items() if language_of(p)}
-    config = ResolverConfig.build({p: t for p, t in files.items() if is_resolver_config(p)})
-    ctx = Context(AnalysisInput(files=frozenset(p for p in files if p not in facts)), facts.get, config)
-
-    def resolve(importer: str, spec: str, python: bool) -> str | None:
-        r = ctx.resolver.resolve(importer, spec, "python" if python else None)
-        return r.path if r.kind == FILE and r.path and not in_installed(r.path) else None
+    return compose_fixture(fixture)
 
     return compose(facts, facts.get, resolve)
 

@@ -53,10 +53,15 @@ FRONTEND = (
 )
 
 
-def make(root: Path, files: dict[str, str], config: str | None = None) -> Path:
-    for rel, text in {**files, "web/src/api.ts": FRONTEND}.items():
+def write(root: Path, files: dict[str, str]) -> Path:
+    for rel, text in files.items():
         (root / rel).parent.mkdir(parents=True, exist_ok=True)
         (root / rel).write_text(text)
+    return root
+
+
+def make(root: Path, files: dict[str, str], config: str | None = None) -> Path:
+    write(root, {**files, "web/src/api.ts": FRONTEND})
     (root / "web/package.json").write_text('{"name": "web", "dependencies": {"axios": "^1.6.0"}}\n')
     if config is not None:
         (root / "specward.toml").write_text(config)
@@ -177,10 +182,7 @@ NEXT = {
 
 
 def test_file_routes_are_the_contract_and_follow_edits(tmp_path: Path):
-    for rel, text in NEXT.items():
-        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / rel).write_text(text)
-    idx = WorkspaceIndex(tmp_path)
+    idx = WorkspaceIndex(write(tmp_path, NEXT))
     idx.build()
     assert idx.table.source == "routes"
     page = "app/notes/page.tsx"
@@ -207,10 +209,7 @@ DJANGO = {
 
 
 def test_an_edit_of_a_view_class_alone_recomposes_the_routes(tmp_path: Path):
-    for rel, text in DJANGO.items():
-        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / rel).write_text(text)
-    idx = WorkspaceIndex(tmp_path)
+    idx = WorkspaceIndex(write(tmp_path, DJANGO))
     idx.build()
     assert [c for c, _ in codes_messages(idx, "web/src/notes.ts")] == ["method-mismatch"]
     views = DJANGO["notes/views.py"] + "\n    def put(self, request, pk):\n        return JsonResponse({})\n"
