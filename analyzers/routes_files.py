@@ -20,7 +20,10 @@ route only for its name: ``route.ts`` in a project that is no Next.js app gives 
 - **SvelteKit**: ``+server.(js|ts)`` under ``kit.files.routes`` (default ``src/routes``),
   one route per exported ``GET``/``POST``/``PUT``/``PATCH``/``DELETE``/``HEAD``/``OPTIONS``,
   ``fallback`` -> ``ANY``; ``[param]`` and ``[param=matcher]`` -> ``{param}``, ``(group)``
-  dropped, ``[x+2f]``/``[u+0041]`` escapes decoded. ``kit.paths.base`` prefixes them.
+  dropped, ``[x+2f]``/``[u+0041]`` escapes decoded. Form actions: a ``+page.server.(js|ts)``
+  that exports ``actions`` answers ``POST`` on its page's URL (one route, handler
+  ``actions``; ``?/name`` picks the action, a query, not a path). ``kit.paths.base``
+  prefixes them.
 - **Nuxt / Nitro**: ``server/api/**`` -> ``/api/...``, ``server/routes/**`` -> ``/...``
   (Nitro alone: ``api/`` and ``routes/`` under its ``srcDir``), with a default export;
   ``users.get.ts`` -> ``GET``, a plain ``users.ts`` -> ``ANY``, ``index`` is its folder.
@@ -348,6 +351,9 @@ def _routes_of(sub: str, kind: str, facts: FileFacts) -> list[tuple[str, str, ob
         paths = _next_paths(parts + ([] if stem == "index" else [stem]), pages=True)
         methods = [("ANY", exports["default"])]
     elif kind == "routes":
+        if stem == "+page.server" and name.endswith((".js", ".ts")):
+            # form actions: a POST to the page's URL (`?/name` picks one: a query, not a path)
+            return [("POST", p, exports["actions"]) for p in _kit_paths(parts)] if "actions" in exports else []
         if stem != "+server":
             return []
         paths = _kit_paths(parts)

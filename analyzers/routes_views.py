@@ -13,9 +13,12 @@ followed) in the views its files declare (``FileFacts.views``) and up their base
   ``MethodView``) serves the HTTP methods it defines or inherits (from the workspace's
   classes, and the framework's own: ``ListCreateAPIView`` is ``GET`` and ``POST``),
   restricted by a literal ``http_method_names``; a Flask class's literal ``methods``
-  decides (``MethodView`` defaults to the methods it defines, ``View`` to ``GET``). A class
-  that is not found, or whose methods are not known (a base outside the workspace and no
-  method of its own), is one ``ANY`` route.
+  decides (``MethodView`` defaults to the methods it defines, ``View`` to ``GET``). A
+  framework class used directly (``TemplateView.as_view()``) is known by the full dotted
+  name the declaring file's import gives it (``django.views.generic.TemplateView``: GET).
+  Django's ``RedirectView`` answers every method alike: ``ANY``. A class that is not
+  found, or whose methods are not known (a base outside the workspace and no method of its
+  own; Django's ``View`` itself), is one ``ANY`` route.
 - A DRF viewset registered on a router gives DRF's routes: ``list``/``create`` at
   ``prefix/``, ``retrieve``/``update``/``partial_update``/``destroy`` at
   ``prefix/{lookup}/``, each ``@action`` at ``prefix/url_path/`` or
@@ -43,6 +46,7 @@ MAX_BASES = 32  # classes read up one view's bases
 _VERBS = ("get", "post", "put", "patch", "delete", "head", "options", "trace")
 # the framework's classes (by root package and name): (family, the view methods they define)
 _VIEWSET, _VIEW, _MIXIN, _FLASK_METHOD_VIEW, _FLASK_VIEW = "viewset", "view", "mixin", "methodview", "flaskview"
+_ANY_VIEW = "anyview"  # a class that answers every method alike (Django's RedirectView)
 _KNOWN: dict[tuple[str, str], tuple[str, tuple[str, ...]]] = {
     **{("rest_framework", n): (_VIEWSET, ()) for n in ("ViewSetMixin", "ViewSet", "GenericViewSet")},
     ("rest_framework", "ModelViewSet"): (_VIEWSET, ("list", "create", "retrieve", "update", "partial_update",
@@ -74,7 +78,7 @@ _KNOWN: dict[tuple[str, str], tuple[str, tuple[str, ...]]] = {
         "BaseUpdateView")},
     ("django", "DeleteView"): (_VIEW, ("get", "post", "delete")),
     ("django", "BaseDeleteView"): (_VIEW, ("get", "post", "delete")),
-    ("django", "RedirectView"): (_VIEW, ("get", "head", "post", "options", "delete", "put", "patch")),
+    ("django", "RedirectView"): (_ANY_VIEW, ()),
     ("flask", "MethodView"): (_FLASK_METHOD_VIEW, ()),
     ("flask", "View"): (_FLASK_VIEW, ()),
 }
@@ -146,6 +150,47 @@ def _known(base: str) -> tuple[str, tuple[str, ...]] | None:
     return _KNOWN.get((root, base.rsplit(".", 1)[-1])) if rest else None
 
 
+def qualified(file: str, name: str, lookup: Lookup) -> str | None:
+    """``name`` as written in ``file`` (``TemplateView``, ``generic.TemplateView``) as the
+    full dotted name its import gives (``django.views.generic.TemplateView``); None when no
+    absolute import binds its first part."""
+    facts = lookup(file)
+    if facts is None:
+        return None
+    best = None
+    for i in facts.imports:  # the longest binding `name` starts with (`import django.views.generic`)
+        local = i.local
+        if not local or i.module.startswith(".") or i.kind not in ("static", "type"):
+            continue
+        if (name == local or name.startswith(local + ".")) and (best is None or len(local) > len(best.local)):
+            best = i
+    if best is None:
+        return None
+    base = best.module if best.name == "*" else f"{best.module}.{best.name}"
+    rest = name[len(best.local) + 1:]
+    return f"{base}.{rest}" if rest else base
+
+
+def _framework_view(rel: str, r: Route, plain: Route, lookup: Lookup) -> list[Route]:
+    """A route whose view class is not in the workspace: the methods of the framework's own
+    class (``TemplateView.as_view()`` imported from ``django.views.generic``: GET), else one
+    ``ANY`` route."""
+    q = qualified(rel, r.view or "", lookup)
+    known = _known(q) if q is not None and q.split(".", 1)[0] in ("django", "rest_framework", "flask") else None
+    if known is None:
+        return [plain]
+    family, handlers = known
+    if family == _FLASK_VIEW:
+        methods = ["GET"]
+    elif family in (_VIEW, _FLASK_METHOD_VIEW):
+        methods = [h.upper() for h in _VERBS if h in handlers]
+    else:  # a viewset or mixin as a plain view, a RedirectView: any method
+        methods = []
+    if not methods:
+        return [replace(plain, handler=r.view)]
+    return [replace(plain, method=m, handler=f"{r.view}.{m.lower()}", handler_span=None) for m in methods]
+
+
 def read_class(file: str, view: RouteView, lookup: Lookup, resolve) -> _Read:
     out = _Read()
     todo = [(file, view)]
@@ -193,8 +238,8 @@ def _view_routes(rel: str, r: Route, lookup: Lookup, resolve) -> list[Route]:
     """A Django or Flask route whose view decides its methods."""
     plain = replace(r, view=None)
     found = find_view(rel, r.view or "", lookup, resolve)
-    if found is None:
-        return [plain]  # not in the workspace (or a function without a method decorator): ANY
+    if found is None:  # not in the workspace: a framework class's methods, else ANY
+        return _framework_view(rel, r, plain, lookup)
     file, view = found
     if view.function:
         return [replace(plain, method=m) for m in view.methods or ()] or [plain]
@@ -206,12 +251,16 @@ def _view_routes(rel: str, r: Route, lookup: Lookup, resolve) -> list[Route]:
             methods = [h.upper() for h in _VERBS if h in read.handlers]
         else:
             methods = ["GET"]
+    elif _ANY_VIEW in read.families and read.allowed is None:
+        methods = []  # a RedirectView: every method alike, one ANY route
     else:
         methods = [h.upper() for h in _VERBS if h in read.handlers]
-        if read.allowed is not None:
+        if _ANY_VIEW in read.families:
+            methods = [m.upper() for m in _VERBS if m.upper() in (read.allowed or ())]
+        elif read.allowed is not None:
             methods = [m for m in methods if m in read.allowed]
     if not methods:
-        return [replace(plain, handler=r.view)] if read.unknown else []
+        return [replace(plain, handler=r.view)] if read.unknown or _ANY_VIEW in read.families else []
     out = []
     for m in methods:
         handler, span = _handler(rel, r, read.handlers.get(m.lower()), m.lower())

@@ -82,7 +82,8 @@ from tree_sitter import Node, Query, QueryCursor
 from .. import languages
 from .names import BASE_FIELD
 from .urlexpr import merge
-from .ecma_routes import FUNCTION_NODES, ROUTE_METHODS_B, WRAPPERS, RoutesMixin, resolve_paths, with_handlers
+from .ecma_routes import (FUNCTION_NODES, ROUTE_METHODS_B, WRAPPERS, RoutesMixin, resolve_options, resolve_paths,
+                          with_handlers)
 from ..model import (
     SPREAD,
     Alt,
@@ -440,6 +441,11 @@ class EcmaCollector:
         # (position, path, prefix, prefix expression, own expression) of the routes whose path
         # is unresolved, for ``ecma_routes.resolve_paths`` (module-level constants may give it)
         self.route_exprs: list[tuple] = []
+        # Fastify's ``register(plugin, opts)`` with ``opts`` a name: (position of the mount's
+        # span, the name, the router's prefix here); module-level ``const`` object literals:
+        # (position, name, their ``prefix``, why it is not known), for ``ecma_routes.resolve_options``
+        self.option_refs: list[tuple] = []
+        self.option_objects: list[tuple] = []
         self.classes: list[ClassDef] = []
         # (position, name) of `declare module 'x'`; (position,) of what makes the exports open
         self.declared: list[tuple[int, str]] = []
@@ -472,7 +478,7 @@ class EcmaCollector:
             calls=by_span(self.calls),
             routes=with_handlers(resolve_paths(by_span(self.routes), self.route_exprs, self.constants),
                                  self.functions, self.definitions),
-            mounts=by_span(self.mounts),
+            mounts=resolve_options(by_span(self.mounts), self.option_refs, self.option_objects),
             classes=by_span(self.classes),
             open_exports=bool(self.opened),
             declared_modules=tuple(dict.fromkeys(n for _, n in sorted(self.declared))),
@@ -1597,6 +1603,9 @@ class _Program(RoutesMixin):
                 r = self.expr(value, None, None)
                 if r is not None:
                     out.constants.append((base + nn.start_byte, text(nn), r))
+            elif is_const and nn.type == "identifier" and _unwrap(value).type == "object":
+                lit, why, _ = self.register_prefix(value)  # what it says as Fastify's register options
+                out.option_objects.append((base + nn.start_byte, text(nn), lit, why))
         for key, qual, value in member_constants:
             r = self.expr(value, None, None)
             if r is not None:

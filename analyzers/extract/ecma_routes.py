@@ -24,6 +24,11 @@ reads them):
   expression is kept (``EcmaCollector.route_exprs``) so that ``resolve_paths`` can resolve
   it, when the whole file's facts are put together, from module-level ``const`` strings of
   the same file (never from anything else).
+- a chain of shorthands (``app.get('/a', h).post('/b', h2)``): every link is a route on the
+  chain's receiver (``chain_receiver``).
+- Fastify's ``register(plugin, opts)`` with ``opts`` a name: the mount is unresolved while
+  dispatching; ``resolve_options``, when the whole file's facts are put together, gives it
+  the ``prefix`` of a module-level ``const`` object literal of that name (none: ``""``).
 - spans: a route's is its path string's (the decorator's call without one); a mount's its
   prefix's (the call's without one).
 
@@ -449,7 +454,7 @@ class RoutesMixin:
         literal = first in ("string", "template_string")
         if (lt not in _ROUTE_HANDLERS and lt != "object") or not (literal or first in _PATHISH):
             return False
-        obj = fn.child_by_field_name("object")
+        obj = self.chain_receiver(fn.child_by_field_name("object"))
         prop = fn.child_by_field_name("property")
         if obj is None or prop is None or obj.type != "identifier":
             return False
@@ -467,6 +472,24 @@ class RoutesMixin:
             return False
         self.add_route(self.text(prop), path_node, last, router, fw, prefix, path)
         return True
+
+    def chain_receiver(self, obj: Node | None) -> Node | None:
+        """The receiver of a chain of route shorthands: ``app`` in ``app.get('/a', h).post('/b',
+        h2)`` (Express's app and router, Fastify, koa-router and Hono return the instance from
+        them), the object itself when it is no such chain. A link is a route method's call with
+        a path and a handler; ``X.route('/x').get(h)`` is no such chain (``route_chain``)."""
+        while obj is not None and obj.type == "call_expression":
+            fn = obj.child_by_field_name("function")
+            argn = obj.child_by_field_name("arguments")
+            if fn is None or fn.type != "member_expression" or argn is None:
+                return obj
+            prop = fn.child_by_field_name("property")
+            if prop is None or (self.text(prop) not in ROUTE_METHODS and self.text(prop) != "all"):
+                return obj
+            if len([a for a in argn.named_children if a.type != "comment"]) < 2:
+                return obj
+            obj = fn.child_by_field_name("object")
+        return obj
 
     def on_mount(self, c: dict) -> None:
         """``X.use(...)``, ``X.register(...)``, ``X.route(...)`` on an app or router."""
@@ -560,6 +583,11 @@ class RoutesMixin:
         plugin = unwrap(args[0])
         lit, why, node = self.register_prefix(args[1] if len(args) > 1 else None)
         span = self.span(node) if node is not None else self.span(call)
+        if why is not None and node is not None and node.type == "identifier":
+            # `register(plugin, opts)`: a module-level const object literal may say (``resolve_options``)
+            local = self.locate(node) if self.fns else None
+            if local is None or not self.shadowed(self.text(node), local):
+                self.out.option_refs.append((span.start, self.text(node), prefix))
         if plugin.type in FUNCTION_NODES:
             # inline: its routes are declared on this router (``plugin``), or on the synthetic
             # one an unresolved mount puts here
@@ -957,6 +985,27 @@ def resolve_paths(routes: tuple[Route, ...], exprs: list, constants: list) -> tu
                 else:
                     r = replace(r, path=_join(pre, own), prefix=pre, unresolved=None)
         out.append(r)
+    return tuple(out)
+
+
+def resolve_options(mounts: tuple[RouteMount, ...], refs: list, objects: list) -> tuple[RouteMount, ...]:
+    """The Fastify mounts ``register(plugin, opts)`` whose ``opts`` is the name of a
+    module-level ``const`` object literal of the file, with the ``prefix`` it gives (none:
+    empty). ``refs``: (position of the mount's span, name, the router's prefix in the file);
+    ``objects``: (position, name, prefix, why it is not known). Anything else stays unresolved."""
+    if not refs or not objects:
+        return mounts
+    table: dict[str, tuple[str, str | None]] = {}
+    for _, name, lit, why in sorted(objects, key=lambda o: o[0]):
+        table.setdefault(name, (lit, why))
+    wanted = {pos: (name, prefix) for pos, name, prefix in refs}
+    out = []
+    for m in mounts:
+        got = wanted.get(m.span.start) if m.unresolved is not None and m.framework == "fastify" else None
+        if got is not None and got[0] in table:
+            lit, why = table[got[0]]
+            m = replace(m, prefix="" if why else _join(got[1], lit), unresolved=why)
+        out.append(m)
     return tuple(out)
 
 

@@ -13,9 +13,13 @@ readers (``literal``, ``dotted``, ``qualify``, ``expr``).
 Decisions the model leaves open:
 
 * Route decorators: a router/app variable bound once at module level to
-  ``FastAPI()``/``APIRouter(prefix=...)``/``Flask()``/``Blueprint(url_prefix=...)`` gives the
-  framework and prefix, otherwise the path must start with ``/`` and the framework comes
-  from the file's imports (flask if it imports flask, else fastapi).
+  ``FastAPI()``/``APIRouter(prefix=...)``/``Flask()``/``Blueprint(url_prefix=...)`` (or Django
+  Ninja's ``NinjaAPI()``/``Router()``: framework ``ninja``) gives the framework and prefix,
+  otherwise the path must start with ``/`` and the framework comes from the file's imports
+  (flask if it imports flask, else ninja if it imports ninja and not fastapi, else fastapi).
+* Django Ninja: ``api.add_router("/items", router)`` is a mount (on a Ninja API or router
+  of the file, or in a file importing ninja; a router named by a string is not followed);
+  ``path("api/", api.urls)`` in Django patterns mounts the API under ``/api/``.
 * A ``Route``'s span is its path's; ``router`` is the receiver when it is a plain name
   (``@api.router.get`` gives None); ``prefix`` is the router's own prefix, with its
   parameters normalized like the path (which starts with it); ``handler``/``handler_span``
@@ -30,8 +34,9 @@ Decisions the model leaves open:
   mount pattern's settings say) is a route like a decorator, on its receiver: ``handler``
   is the view function as written when it is a name (``list_orders``, ``views.pdf``), with
   ``handler_span`` the name in its ``def`` when this file defines it (at module level or in
-  an enclosing function: an app factory's local view); an endpoint alone gives
-  ``handler=None``. A class-based view (``UserAPI.as_view("user")``) without ``methods=``
+  an enclosing function: an app factory's local view). An endpoint alone
+  (``add_url_rule("/", endpoint="index")``, no ``view_func``) is no route: it only names
+  the rule for ``url_for``, and whatever serves the path is declared elsewhere. A class-based view (``UserAPI.as_view("user")``) without ``methods=``
   is a route with ``view="UserAPI"`` and method ``ANY``: its class says the methods.
 * ``RouteMount``: ``include_router``, ``mount`` and ``register_blueprint`` called on a plain
   name, anywhere (module level, an app factory). Its span is the whole call's. The child
@@ -54,7 +59,8 @@ Decisions the model leaves open:
   unresolved with the reason. The view: a name (``views.user_list``) or ``X.as_view()``
   sets ``view`` (method ``ANY`` until composition reads it), ``X.as_view({"get":
   "list"})`` gives its methods at once, a wrapper call (``login_required(v)``) is looked
-  through, ``admin.site.urls`` is no route. ``include("blog.urls")`` mounts the child
+  through, ``admin.site.urls`` is no route, any other ``x.urls`` (a Django Ninja API's, a
+  DRF router's) mounts ``x``. ``include("blog.urls")`` mounts the child
   ``module:blog.urls``; ``include(name)`` the module it imports (``module:...``), else the
   list it names in this file; ``include(router.urls)`` the router.
 * Django REST framework: ``router = DefaultRouter()``/``SimpleRouter(trailing_slash=...)``
@@ -94,6 +100,10 @@ _ROUTERS = {
     "flask.Blueprint": ("flask", "url_prefix"),
     "rest_framework.routers.DefaultRouter": ("drf", None),
     "rest_framework.routers.SimpleRouter": ("drf", None),
+    "ninja.NinjaAPI": ("ninja", None),
+    "ninja.main.NinjaAPI": ("ninja", None),
+    "ninja.Router": ("ninja", None),
+    "ninja.router.Router": ("ninja", None),
 }
 _ROUTE_VERBS = {"get", "post", "put", "patch", "delete", "head", "options", "trace"}
 _DJANGO_PATHS = {
@@ -334,6 +344,8 @@ class RouteFacts:
             roots = {i.module.split(".", 1)[0] for i in self.imports}
             self.imported = ("flask" in roots, "fastapi" in roots)
         flask, fastapi = self.imported
+        if not flask and not fastapi and any(i.module.split(".", 1)[0] == "ninja" for i in self.imports):
+            return "ninja", ""  # `@api.get("/x")` on a Django Ninja API of another file
         return ("flask" if flask or (flask_verb and not fastapi) else "fastapi"), ""
 
     def methods_of(self, node, default: tuple[str, ...] = ("GET",)) -> list[str]:
@@ -397,7 +409,9 @@ class RouteFacts:
             if "rule" in roles or "register" in roles:
                 route = self.url_rule(call, parent, picked, framework) if "rule" in roles else \
                     self.registration(call, parent, picked)
-                if route:
+                if route is None:  # `add_url_rule("/", endpoint="index")`: Flask's, and no route
+                    recorded.add(call.id)
+                elif route:
                     routes.extend(route)
                     recorded.add(call.id)
                 continue
@@ -423,20 +437,27 @@ class RouteFacts:
                         continue
             elif method == "include_router" and parent in routers:
                 framework = routers[parent][0]
+            elif method == "add_router" and routers.get(parent, ("",))[0] != "ninja" and \
+                    not any(i.module.split(".", 1)[0] == "ninja" for i in self.imports):
+                continue  # Django Ninja's `api.add_router("/x", router)` only
             mounts.append(RouteMount(parent, child, prefix, _span(call), framework, unresolved))
             recorded.add(call.id)
         return routes, mounts, recorded
 
-    def url_rule(self, call, parent: str, picked: dict[str, object], framework: str) -> list[Route]:
+    def url_rule(self, call, parent: str, picked: dict[str, object], framework: str) -> list[Route] | None:
         """The routes of ``app.add_url_rule("/x", "endpoint", view, methods=[...])`` (Flask):
         the handler is the view function when it is a name (``handler_span`` the name of its
-        ``def`` when this file defines it), None when only an endpoint is given; a
+        ``def`` when this file defines it), None when it is another expression; a
         class-based view (``UserAPI.as_view("user")``) without ``methods=`` leaves the
-        methods to its class (``view``)."""
+        methods to its class (``view``). Without a view function the rule only names an
+        endpoint for ``url_for``: None (no route, and the call is no call site either)."""
         rule_node = picked.get("rule")
         read = self.route_path(rule_node) if rule_node is not None else None
         if read is None:
             return []
+        view = picked.get("view")
+        if view is None or view.type == "none":
+            return None
         path, unresolved = read
         if unresolved is not None and parent not in self.routers and not path.startswith("/"):
             return []
@@ -446,9 +467,8 @@ class RouteFacts:
         own_framework, prefix = frame
         if parent in self.routers:
             framework = own_framework
-        view = picked.get("view")
-        handler = self.dotted(view) if view is not None else None
-        view_class = self.as_view_class(view) if view is not None and handler is None else None
+        handler = self.dotted(view)
+        view_class = self.as_view_class(view) if handler is None else None
         methods_node = picked.get("methods")
         handler_span = self.defined_function(handler, call.start_byte) if handler else None
         full = normalize(join_prefix(prefix, path))
@@ -567,28 +587,6 @@ class RouteFacts:
                 views.append(v)
         views.sort(key=lambda v: v.span.start)
         return routes, mounts, views, recorded
-        q, kinds = _routes_grammar()
-        classes: list[dict] = []
-        members: dict[int, list[dict]] = {}
-        functions: list[dict] = []
-        cursor = QueryCursor(q)
-        cursor.set_max_start_depth(0)  # every pattern starts at the module
-        for idx, caps in cursor.matches(self.tree.root_node):
-            kind = kinds[idx]
-            if kind == "urls":
-                m = self.urls_added(caps["urls"][0], caps["urls.owner"][0], caps["urls.value"][0])
-                if m is not None:
-                    mounts.extend(m)
-            elif kind == "view":
-                classes.append(caps)
-            elif kind == "view.method" or kind == "view.attr":
-                members.setdefault(caps["view.owner"][0].id, []).append(caps)
-            elif kind == "view.function":
-                functions.append(caps)
-        views += [v for caps in classes if (v := self.view_class(caps, members.get(caps["view"][0].id, ()))) is not None]
-        views += [v for caps in functions if (v := self.view_function(caps)) is not None]
-        views.sort(key=lambda v: v.span.start)
-        return routes, mounts, views, recorded
 
     def pattern_list(self, node) -> str | None:
         """The router a list of URL patterns is: the module-level name it is bound to
@@ -664,6 +662,8 @@ class RouteFacts:
                 return "function", None
             if d.endswith(".site.urls"):
                 return None
+            if d.endswith(".urls"):  # `path("api/", api.urls)`: a Ninja API's (or a router's) patterns
+                return "include", d[: -len(".urls")]
             return "function", d
         if ty in ("list", "tuple"):
             child = self.included(node)

@@ -207,16 +207,18 @@
 ; `prefix` its prefix; a method with a `rule` role declares a route instead (`rule` its
 ; path, `view` the view function, `endpoint` its name, `methods` the list of methods); one
 ; with a `register` role registers a Django REST framework viewset (`register` its prefix,
-; `viewset` the class), counted only on a DRF router of the file.
+; `viewset` the class), counted only on a DRF router of the file. Django Ninja's
+; `add_router` counts on a Ninja API or router of the file, or in a file that imports ninja.
 ((call
    function: (attribute
                object: (identifier) @mount.parent
                attribute: (identifier) @mount.method)
    arguments: (argument_list) @mount.args) @mount
- (#any-of? @mount.method "include_router" "mount" "register_blueprint" "add_url_rule" "register")
+ (#any-of? @mount.method "include_router" "mount" "register_blueprint" "add_url_rule" "register" "add_router")
  (#set! kind "mount")
  (#set! include_router "fastapi child=0|router prefix=prefix")
  (#set! mount "fastapi prefix=0|path child=1|app")
  (#set! register_blueprint "flask child=0|blueprint prefix=url_prefix")
  (#set! add_url_rule "flask rule=0|rule endpoint=1|endpoint view=2|view_func methods=methods")
- (#set! register "drf register=0|prefix viewset=1|viewset"))
+ (#set! register "drf register=0|prefix viewset=1|viewset")
+ (#set! add_router "ninja prefix=0|prefix child=1|router"))

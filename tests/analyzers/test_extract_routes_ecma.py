@@ -282,6 +282,79 @@ def test_a_fastify_plugin_is_named_as_its_file_exports_it(grammar, head, router)
 
 
 @pytest.mark.parametrize("grammar", GRAMMARS)
+def test_chained_shorthands_declare_every_route_of_the_chain(grammar):
+    # Fastify, Express (app and router), koa-router and Hono return the instance from their
+    # shorthands, so each link of the chain is a route on the same app or router
+    src = (
+        "const server = require('fastify')();\n"
+        "server\n"
+        "  .get('/ping', { schema: {} }, async () => 'pong')\n"
+        "  .post('/echo', echo)\n"
+        "  .delete('/echo/:id', { handler: drop });\n"
+        "module.exports = function (fastify, opts, done) {\n"
+        "  fastify.get('/', opts, listAll).put('/', opts, replaceAll);\n"
+        "  done();\n"
+        "};\n"
+        "async function echo() {}\n"
+    )
+    f = facts(src, grammar)
+    assert routes(f) == [
+        ("GET", "/ping", "fastify", "server", "", None),
+        ("POST", "/echo", "fastify", "server", "", "echo"),
+        ("DELETE", "/echo/{id}", "fastify", "server", "", "drop"),
+        ("GET", "/", "fastify", "default", "", "listAll"),
+        ("PUT", "/", "fastify", "default", "", "replaceAll"),
+    ]
+    assert f.calls == ()
+    src = (
+        "import express from 'express';\n"
+        "const router = express.Router();\n"
+        "router.get('/books', listBooks).post('/books', addBook);\n"
+        "router.route('/books/:id').get(showBook).patch(editBook);\n"
+        "fetchJson('/books', opts).then(render);\n"
+    )
+    f = facts(src, grammar)
+    assert routes(f) == [
+        ("GET", "/books", "express", "router", "", "listBooks"),
+        ("POST", "/books", "express", "router", "", "addBook"),
+        ("GET", "/books/{id}", "express", "router", "", "showBook"),
+        ("PATCH", "/books/{id}", "express", "router", "", "editBook"),
+    ]
+
+
+@pytest.mark.parametrize("grammar", GRAMMARS)
+def test_register_options_named_by_a_module_level_const_object_give_its_prefix(grammar):
+    src = (
+        "const app = require('fastify')();\n"
+        "const quiet = { logLevel: 'warn', schema: { hide: true } };\n"
+        "const admin = { prefix: '/admin' };\n"
+        "const fromEnv = { prefix: process.env.ADMIN_PREFIX };\n"
+        "let later = { prefix: '/later' };\n"
+        "app.register(require('./health'), quiet, (err) => { if (err) throw err; });\n"
+        "app.register(require('./admin'), admin);\n"
+        "app.register(require('./env'), fromEnv);\n"
+        "app.register(require('./later'), later);\n"
+        "app.register(require('./elsewhere'), imported);\n"
+        "app.register(async (api) => { api.get('/me', me); }, admin);\n"
+        "module.exports = async function (server, quiet) {\n"
+        "  server.register(require('./inner'), quiet);\n"
+        "};\n"
+    )
+    f = facts(src, grammar)
+    assert mounts(f) == [
+        ("app", "require:./health", "", "fastify", None),
+        ("app", "require:./admin", "/admin", "fastify", None),
+        ("app", "require:./env", "", "fastify", "prefix is not a literal: process.env.ADMIN_PREFIX"),
+        ("app", "require:./later", "", "fastify", "options are not a literal: later"),
+        ("app", "require:./elsewhere", "", "fastify", "options are not a literal: imported"),
+        ("app", "app~admin", "/admin", "fastify", None),
+        # a parameter named as the module constant is not it
+        ("default", "require:./inner", "", "fastify", "options are not a literal: quiet"),
+    ]
+    assert routes(f) == [("GET", "/me", "fastify", "app~admin", "", "me")]
+
+
+@pytest.mark.parametrize("grammar", GRAMMARS)
 def test_inline_fastify_plugins_declare_on_their_parent_under_the_prefix(grammar):
     src = (
         "const fastify = require('fastify')({ logger: true });\n"
@@ -483,9 +556,12 @@ const list = (req, res) => {};
 module.exports = async function (fastify) {
   fastify.register(async (api) => { api.get('/x', show); }, { prefix: '/api' });
   fastify.register(require('./items'), { prefix: PREFIX });
+  fastify.register(require('./tags'), tagOptions);
 };
+const tagOptions = { prefix: '/tags' };
 """
 PIECES = ["x", "'", "`", "(", ")", "{", "}", ";", "\n", "/", "function list() {}\n", "const router = Router();\n",
+          "const tagOptions = {};\n", "let tagOptions = 1;\n",
           "app.use('/v2', require('./v2'));\n", "const { auth } = require('./auth');\n", "export default "]
 
 

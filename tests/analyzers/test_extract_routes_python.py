@@ -247,8 +247,8 @@ def test_flask_route_decorators_and_add_url_rule():
         ("POST", "/", "orders_bp", "", "list_orders", '"/"', "list_orders"),
         # the view function as the third positional argument
         ("GET", "/{order_id}/items", "orders_bp", "", "list_orders", '"/<order_id>/items"', "list_orders"),
-        # an endpoint without a view function: a route without a handler
-        ("GET", "/export", "orders_bp", "", None, '"/export"', None),
+        # (`add_url_rule("/export", endpoint="export")` has no view function: it only names
+        # an endpoint for url_for, no route)
         # a view defined in another module: its name, no span here
         ("GET", "/{order_id}/pdf", "orders_bp", "", "views.pdf", '"/<uuid:order_id>/pdf"', None),
         # a class-based view: its class decides the methods (composition reads it)
@@ -492,3 +492,45 @@ other = FastAPI(root_path=ROOT)
         ("", "app", "/api", None, 'root_path="/api"'),
         ("", "other", "", "root_path is not a literal: ROOT", "root_path=ROOT"),
     ]
+
+
+def test_django_ninja_apis_and_routers_are_ninja_and_their_urls_are_mounted():
+    files = extract_all('''
+//- polls/api.py
+from ninja import NinjaAPI, Router
+
+api = NinjaAPI(title="polls")
+votes = Router()
+api.add_router("/votes", votes)
+
+
+@api.get("/questions/{question_id}")
+def question(request, question_id: int): ...
+
+
+@votes.post("/")
+def vote(request): ...
+//- polls/extra.py
+from ninja import Router
+from .api import api
+
+@api.put("/close")
+def close(request): ...
+//- polls/urls.py
+from django.urls import path
+from polls import api as polls_api
+
+urlpatterns = [path("api/", polls_api.api.urls)]
+''')
+    f, src = files["polls/api.py"]
+    assert [(r.method, r.path, r.router, r.framework) for r in f.routes] == [
+        ("GET", "/questions/{question_id}", "api", "ninja"),
+        ("POST", "/", "votes", "ninja"),
+    ]
+    assert mounts(f, src) == [("api", "votes", "/votes", "ninja", None, 'api.add_router("/votes", votes)')]
+    other, _ = files["polls/extra.py"]  # an API of another file: the file's imports say ninja
+    assert [(r.method, r.path, r.framework) for r in other.routes] == [("PUT", "/close", "ninja")]
+    urls, src = files["polls/urls.py"]
+    assert urls.routes == ()  # `api.urls` is no view: the API's patterns, mounted
+    assert mounts(urls, src) == [("urlpatterns", "polls_api.api", "/api/", "django", None,
+                                  'path("api/", polls_api.api.urls)')]

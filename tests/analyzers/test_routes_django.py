@@ -339,3 +339,92 @@ def test_flask_method_views_give_one_route_per_method():
 def test_fastapi_root_path_prefixes_what_clients_call():
     assert [r[:2] for r in resolved(FLASK_AND_FASTAPI) if r[2] == "service/main.py"] == [
         ("GET", "/svc/v1/things/{thing_id}")]
+
+
+def test_the_frameworks_own_view_classes_give_their_methods_by_their_import():
+    fixture = """
+//- site/urls.py
+import django.views.generic
+from django.urls import path
+from django.views import View, generic
+from django.views.generic import RedirectView, TemplateView as Page
+from django.views.generic.edit import DeleteView, FormView
+from rest_framework.generics import ListCreateAPIView
+
+from site.views import Moved
+from elsewhere import TemplateView as Unrelated
+
+urlpatterns = [
+    path("", Page.as_view(template_name="home.html")),
+    path("notes/", generic.ListView.as_view(model=None)),
+    path("notes/<int:pk>/", django.views.generic.DetailView.as_view()),
+    path("contact/", FormView.as_view()),
+    path("notes/<int:pk>/remove/", DeleteView.as_view()),
+    path("old/", RedirectView.as_view(url="/")),
+    path("moved/", Moved.as_view()),
+    path("bare/", View.as_view()),
+    path("api/", ListCreateAPIView.as_view()),
+    path("other/", Unrelated.as_view()),
+]
+//- site/__init__.py
+//- site/views.py
+from django.views.generic import RedirectView
+
+
+class Moved(RedirectView):
+    pattern_name = "home"
+"""
+    assert [r[:2] for r in resolved(fixture)] == [
+        ("GET", "/"),  # TemplateView (imported under another name): get only
+        ("GET", "/api/"),  # DRF's generics too
+        ("POST", "/api/"),
+        ("ANY", "/bare/"),  # View itself defines no method
+        ("GET", "/contact/"),  # FormView: get, post and the put it passes to post
+        ("POST", "/contact/"),
+        ("PUT", "/contact/"),
+        ("ANY", "/moved/"),  # a RedirectView of the project answers every method
+        ("GET", "/notes/"),  # through `from django.views import generic`
+        ("GET", "/notes/{pk}/"),  # through `import django.views.generic`
+        ("DELETE", "/notes/{pk}/remove/"),  # DeleteView: get, post (Django >= 4) and delete
+        ("GET", "/notes/{pk}/remove/"),
+        ("POST", "/notes/{pk}/remove/"),
+        ("ANY", "/old/"),  # RedirectView answers every method
+        ("ANY", "/other/"),  # a class of another package: not known
+    ]
+
+
+def test_a_django_ninja_api_is_mounted_by_its_urls_with_its_routers():
+    fixture = """
+//- project/urls.py
+from django.urls import include, path
+
+urlpatterns = [path("shop/", include("shop.urls"))]
+//- project/__init__.py
+//- shop/__init__.py
+//- shop/urls.py
+from django.urls import path
+
+from shop import api
+
+urlpatterns = [path("v1/", api.api.urls)]
+//- shop/api.py
+from ninja import NinjaAPI, Router
+
+api = NinjaAPI()
+carts = Router()
+
+
+@api.get("/ping")
+def ping(request): ...
+
+
+@carts.delete("/{cart_id}")
+def drop(request, cart_id: int): ...
+
+
+api.add_router("/carts", carts)
+"""
+    assert routes(fixture) == [
+        ("DELETE", "/shop/v1/carts/{cart_id}", "shop/api.py", None),  # api.add_router("/carts", carts)
+        ("GET", "/shop/v1/ping", "shop/api.py", None),  # path("v1/", api.api.urls), included under shop/
+    ]

@@ -251,3 +251,28 @@ def test_which_changes_make_the_file_routes_composed_again():
     assert is_input("app/api/new/route.ts", apps) and is_input("pages/api/legacy/[id].ts", apps)
     assert is_input("next.config.mjs", apps) and is_input("package.json", apps)
     assert not is_input("components/Button.tsx", apps) and not is_input("lib/db.ts", apps)
+
+
+def test_sveltekit_form_actions_are_a_post_on_the_page_url():
+    fixture = """
+//- package.json
+{ "name": "quiz", "devDependencies": { "@sveltejs/kit": "^2.5.0" } }
+//- src/routes/play/[round]/+page.server.ts
+import type { Actions, PageServerLoad } from './$types';
+export const load: PageServerLoad = async () => ({ score: 0 });
+export const actions: Actions = {
+  guess: async ({ request }) => ({ ok: true }),
+  skip: async () => ({ ok: true }),
+};
+//- src/routes/(shop)/cart/+page.server.js
+const checkout = async () => ({});
+export const actions = { default: checkout };
+//- src/routes/about/+page.server.ts
+export const load = () => ({ title: 'About' });
+//- src/routes/about/+page.ts
+export const actions = {};
+"""
+    assert table(fixture) == [
+        ("POST", "/cart", "src/routes/(shop)/cart/+page.server.js", "actions", None),
+        ("POST", "/play/{round}", "src/routes/play/[round]/+page.server.ts", "actions", None),
+    ]
