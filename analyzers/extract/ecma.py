@@ -82,7 +82,7 @@ from tree_sitter import Node, Query, QueryCursor
 from .. import languages
 from .names import BASE_FIELD
 from .urlexpr import merge
-from .ecma_routes import (FUNCTION_NODES, ROUTE_METHODS_B, WRAPPERS, RoutesMixin, resolve_options, resolve_paths,
+from .ecma_routes import (FUNCTION_NODES, ROUTE_METHODS_B, WRAPPERS, RoutesMixin, unwrap, resolve_options, resolve_paths,
                           with_handlers)
 from ..model import (
     SPREAD,
@@ -2270,13 +2270,7 @@ def _slashy(expr: UrlExpr, depth: int) -> bool:
     return False
 
 
-def _unwrap(n: Node) -> Node:
-    while n.type in _WRAPPERS:
-        inner = n.named_child(0)
-        if inner is None:
-            break
-        n = inner
-    return n
+_unwrap = unwrap  # (ecma_routes.unwrap: parentheses, `as`, `!`, `satisfies` and the like)
 
 
 def _has_default(stmt: Node) -> bool:

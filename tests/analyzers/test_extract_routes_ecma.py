@@ -11,16 +11,11 @@ import random
 
 import pytest
 
-from specward.analyzers.analyses import AnalysisInput, Context
 from specward.analyzers.extract import extract, extract_edited
 from specward.analyzers.extract.ecma import extract_ecma
-from specward.analyzers.languages import language_of
 from specward.analyzers.model import RouteMount
-from specward.analyzers.package_entry import in_installed
-from specward.analyzers.resolve import FILE, ResolverConfig, is_resolver_config
-from specward.analyzers.routes import compose
 
-from fixtures import split
+from fixtures import compose_fixture
 
 GRAMMARS = ("javascript", "typescript")
 
@@ -462,16 +457,7 @@ def test_hono_apps_with_a_base_path_and_sub_apps(grammar):
 
 
 def composed(fixture: str) -> list[tuple[str, str, str, str | None]]:
-    files = split(fixture)
-    all_facts = {p: extract(p, t) for p, t in files.items() if language_of(p)}
-    config = ResolverConfig.build({p: t for p, t in files.items() if is_resolver_config(p)})
-    ctx = Context(AnalysisInput(files=frozenset(p for p in files if p not in all_facts)), all_facts.get, config)
-
-    def resolve(importer: str, spec: str, python: bool) -> str | None:
-        r = ctx.resolver.resolve(importer, spec, "python" if python else None)
-        return r.path if r.kind == FILE and r.path and not in_installed(r.path) else None
-
-    return [(c.method, c.path, c.file, c.unresolved) for c in compose(all_facts, all_facts.get, resolve)]
+    return [(c.method, c.path, c.file, c.unresolved) for c in compose_fixture(fixture)]
 
 
 FASTIFY = """
