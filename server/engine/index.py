@@ -294,7 +294,7 @@ class WorkspaceIndex(BuildSteps, UpdateSteps):
             calls, deps = [], {rel}
         found, edges = analyze(facts, linker.analysis, reraise=(_NotYetExtracted,))  # type: ignore[attr-defined]
         self._set_links(rel, calls, deps, facts.problems, (*facts.routes, *facts.mounts))
-        views = getattr(facts, "views", ())
+        views = facts.views
         if views != self._views.get(rel, ()):  # a view class the routes expand (routes_views.py)
             self._composed = None
             if views:

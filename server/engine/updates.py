@@ -146,11 +146,11 @@ class UpdateSteps:
                 return {rel} | readers | (self.routes_changed() if self._composed is None else set())
         linked = {rel} | self.rdeps.get(rel, set())
         self._link(linked)
-        if self._composed is None:  # a route or mount changed: with routes as the contract, judged again
-            linked |= self.routes_changed()
+        # a route or mount changed: with routes as the contract, every call judged again (once)
+        rejudged = self.routes_changed() if self._composed is None else set()
         judged = (self.ardeps.get(rel, set()) | listing) - linked  # reached only through an analysis edge
         self._analyze(judged)
-        affected = linked | judged | self._rematch(linked)
+        affected = linked | judged | rejudged | self._rematch(linked - rejudged)
         if {f.span for f in self.unused} != old_unused:
             affected |= set(self.contracts)
         return affected

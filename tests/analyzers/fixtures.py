@@ -83,3 +83,27 @@ def compose_fixture(fixture: str) -> list:
         return r.path if r.kind == FILE and r.path and not in_installed(r.path) else None
 
     return compose(facts, facts.get, resolve)
+
+
+def assert_edits_stay_exact(path: str, original: str, pieces: list[str], seeds: int = 4, steps: int = 30) -> None:
+    """Random edits of ``original`` (insert a piece, delete a run, or back to the original):
+    after each, ``extract_edited`` from the previous state gives exactly ``extract``."""
+    import random
+
+    from specward.analyzers.extract import extract_edited
+
+    for seed in range(seeds):
+        rng = random.Random(seed)
+        text = original
+        _, state, _ = extract_edited(path, text, None)
+        for step in range(steps):
+            i = rng.randrange(len(text) + 1)
+            op = rng.random()
+            if op < 0.4:
+                text = text[:i] + rng.choice(pieces) + text[i:]
+            elif op < 0.8:
+                text = text[:i] + text[i + rng.choice((1, 3, 20)):]
+            else:
+                text = original
+            got, state, _ = extract_edited(path, text, state)
+            assert got == extract(path, text), f"seed {seed}, edit {step}: {text!r}"

@@ -7,15 +7,14 @@ and that incremental extraction stays exact on a backend file."""
 
 from __future__ import annotations
 
-import random
 
 import pytest
 
-from specward.analyzers.extract import extract, extract_edited
+from specward.analyzers.extract import extract
 from specward.analyzers.extract.ecma import extract_ecma
 from specward.analyzers.model import RouteMount
 
-from fixtures import compose_fixture
+from fixtures import assert_edits_stay_exact, compose_fixture
 
 GRAMMARS = ("javascript", "typescript")
 
@@ -553,21 +552,7 @@ PIECES = ["x", "'", "`", "(", ")", "{", "}", ";", "\n", "/", "function list() {}
 
 def test_route_facts_stay_exact_under_incremental_edits():
     path = "server/app.js"
-    for seed in range(4):
-        rng = random.Random(seed)
-        text = BACKEND
-        _, state, _ = extract_edited(path, text, None)
-        for step in range(30):
-            i = rng.randrange(len(text) + 1)
-            op = rng.random()
-            if op < 0.4:
-                text = text[:i] + rng.choice(PIECES) + text[i:]
-            elif op < 0.8:
-                text = text[:i] + text[i + rng.choice((1, 3, 20)):]
-            else:
-                text = BACKEND
-            got, state, _ = extract_edited(path, text, state)
-            assert got == extract(path, text), f"seed {seed}, edit {step}: {text!r}"
+    assert_edits_stay_exact(path, BACKEND, PIECES)
 
 
 def test_mounts_are_model_facts():
@@ -666,19 +651,5 @@ NEST_PIECES = ["x", "'", "`", "(", ")", "{", "}", ";", "\n", "@", "const BASE = 
 
 def test_nest_route_facts_stay_exact_under_incremental_edits():
     path = "src/things.controller.ts"
-    for seed in range(4):
-        rng = random.Random(seed)
-        text = NEST
-        _, state, _ = extract_edited(path, text, None)
-        for step in range(30):
-            i = rng.randrange(len(text) + 1)
-            op = rng.random()
-            if op < 0.4:
-                text = text[:i] + rng.choice(NEST_PIECES) + text[i:]
-            elif op < 0.8:
-                text = text[:i] + text[i + rng.choice((1, 3, 20)):]
-            else:
-                text = NEST
-            got, state, _ = extract_edited(path, text, state)
-            assert got == extract(path, text), f"seed {seed}, edit {step}: {text!r}"
+    assert_edits_stay_exact(path, NEST, NEST_PIECES)
     assert [r.path for r in extract(path, NEST).routes] == ["/things/{id}", "/things/things/{id}"]
