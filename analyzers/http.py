@@ -58,6 +58,7 @@ from .model import (
     Lit,
     ObjVal,
     OtherVal,
+    Read,
     Ref,
     Span,
     StrVal,
@@ -142,6 +143,15 @@ class HttpCall:
     # an absolute URL to a host no base or constant of its file names: the API's only when a
     # contract's servers name that host (judged with the contracts)
     external: bool = False
+    # what the call sends and reads, for the field checks (analyzers/fields.py): the JSON
+    # body when it is an object (literal, or known through a variable or a wrapper's
+    # parameter), the query parameters when they are an object, the names a query string
+    # written into the URL sets, and the reads of the response body (steps from the body:
+    # property names, ``[]`` for an element, ``name()`` for a method)
+    body: ObjVal | None = None
+    params: ObjVal | None = None
+    query: tuple[str, ...] = ()
+    reads: tuple[Read, ...] = ()
 
 
 LINKER_VERSION = _linker_version()

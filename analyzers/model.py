@@ -139,6 +139,11 @@ class ObjVal:
 
     fields: tuple[tuple[str, "ArgVal"], ...]
     span: Span
+    # every key the literal writes, whatever its value (``fields`` keeps only some values), in
+    # order, for the field checks (``analyzers/fields.py``); empty for an array
+    keys: tuple["Key", ...] = ()
+    # a key that cannot be read (``[name]: value``): the keys written are not all the keys
+    computed: bool = False
 
     def own(self, key: str) -> "ArgVal | None":
         """The value of ``key`` when the literal writes it (itself or in a spread object seen
@@ -195,6 +200,17 @@ class ObjVal:
 
 
 @dataclass(frozen=True)
+class Key:
+    """A key an object or dict literal writes: ``name`` as the program sees it, ``span`` the
+    name as written (a string key's content, without its quotes), ``shorthand`` for
+    ``{ title }`` (a rename must write ``body: title``)."""
+
+    name: str
+    span: Span
+    shorthand: bool = False
+
+
+@dataclass(frozen=True)
 class OtherVal:
     """Any other argument (a number, a call result, something not visible)."""
 
@@ -234,6 +250,30 @@ class CallSite:
     args: tuple[ArgVal, ...]
     kwargs: tuple[tuple[str, ArgVal], ...] = ()
     scope: str | None = None
+    # how the call's value is used in its function (``Read``): property reads of the
+    # response, and whether (a part of) it is returned
+    reads: tuple["Read", ...] = ()
+
+
+@dataclass(frozen=True)
+class Read:
+    """One use of a call's value in the function that makes the call, as the steps taken from
+    that value: ``await`` (an ``await``, or the parameter of a ``.then(r => ...)`` callback),
+    a property name (``data``, ``items``; a Python subscript with a string or a dict
+    ``.get("x")``), ``name()`` for a method called on it (``json()``, ``map()``), ``[]`` for
+    an element (``items[0]``, a ``for ... of`` variable). ``spans``: where each step is
+    written (the property's name), one per step. ``returned``: the value at the end of the
+    steps is what the function returns (``return res.data``), so that its callers' reads
+    continue from there.
+
+    ``const { data: { items } } = await api.get(u); items[0].title`` gives
+    ``("await", "data", "items", "[]", "title")``; ``r = requests.get(u); r.json()["id"]``
+    gives ``("json()", "id")``. Only one level of assignment or destructuring is followed
+    (``const body = await res.json(); body.x``)."""
+
+    steps: tuple[str, ...]
+    spans: tuple[Span, ...]
+    returned: bool = False
 
 
 @dataclass(frozen=True)
@@ -345,6 +385,36 @@ class Definition:
 
 
 @dataclass(frozen=True)
+class FieldDecl:
+    """A field a data class declares: ``name`` as it goes on the wire (a pydantic ``alias``,
+    else the attribute), ``type`` as written, ``required`` (pydantic: no default and not
+    ``Optional``; TypeScript: no ``?``), ``span`` the name in its declaration."""
+
+    name: str
+    type: str
+    required: bool
+    span: Span
+    read_only: bool = False
+
+
+@dataclass(frozen=True)
+class DataModel:
+    """A class that declares the fields of a request or response body: a pydantic model
+    (``class NoteIn(BaseModel)``), a NestJS DTO or any TypeScript class with property
+    declarations, a TypeScript interface. ``bases`` as written (``BaseModel``,
+    ``schemas.NoteBase``); ``closed``: extra fields are rejected (pydantic
+    ``extra="forbid"``); ``open``: extra fields are kept (pydantic ``extra="allow"``)."""
+
+    name: str
+    bases: tuple[str, ...]
+    fields: tuple[FieldDecl, ...]
+    span: Span
+    kind: str = "class"  # class (pydantic, DTO), interface
+    closed: bool = False
+    open: bool = False
+
+
+@dataclass(frozen=True)
 class Route:
     """A backend route declaration (Express, FastAPI, ...): ``path`` normalized to ``{param}``,
     with the prefix its own router declares in this file (``APIRouter(prefix="/users")``,
@@ -373,6 +443,10 @@ class Route:
     # prefix followed by the router's trailing slash, without a leading ``/``). ``method`` is
     # ``ANY`` until ``routes_views.expand`` reads the view (composition does).
     view: str | None = None
+    # the handler's request body type as written (FastAPI ``def create(note: NoteIn)``,
+    # NestJS ``@Body() dto: CreateNoteDto``, Flask-pydantic ``body: NoteIn``): the request
+    # schema when it names a ``DataModel`` of the workspace
+    body_model: str | None = None
 
 
 @dataclass(frozen=True)
@@ -497,9 +571,84 @@ class FileFacts:
     declared_modules: tuple[str, ...] = ()
     all_names: tuple[str, ...] | None = None
     views: tuple["RouteView", ...] = ()  # classes and functions routes may name as views
+    data_models: tuple[DataModel, ...] = ()  # classes and interfaces that declare body fields
 
 
 # --------------------------------------------------------------------------- contracts
+
+
+@dataclass(frozen=True)
+class Shape:
+    """What a JSON value may hold, as far as the field checks go (``analyzers/fields.py``).
+
+    ``type``: ``object``, ``array``, ``string``, ``number``, ``integer``, ``boolean``,
+    ``null``, ``union`` (``oneOf``/``anyOf``: one of ``branches``) or ``any`` (not known: never
+    judged). An object's ``props`` are its declared properties (``allOf`` merged in);
+    ``closed``: no other property is allowed (``additionalProperties: false``); ``open``: any
+    other property is (``additionalProperties: true`` or a schema, an object with no declared
+    properties). ``items``: an array's. ``text``: a one-line summary for the hover
+    (``Note``, ``array<Note>``)."""
+
+    type: str = "any"
+    props: tuple["Prop", ...] = ()
+    closed: bool = False
+    open: bool = False
+    items: "Shape | None" = None
+    branches: tuple["Shape", ...] = ()
+    text: str = ""
+
+    def prop(self, name: str) -> "Prop | None":
+        for p in self.props:
+            if p.name == name:
+                return p
+        return None
+
+
+@dataclass(frozen=True)
+class Prop:
+    """A declared property of an object ``Shape``."""
+
+    name: str
+    shape: Shape
+    required: bool = False
+    read_only: bool = False  # never sent in a request
+    write_only: bool = False  # never read in a response
+
+
+@dataclass(frozen=True)
+class ParamSpec:
+    """A declared parameter of an operation: ``location`` is ``query``, ``path``, ``header``
+    or ``cookie``."""
+
+    name: str
+    location: str
+    required: bool = False
+    type: str = "any"
+
+
+@dataclass(frozen=True)
+class Schemas:
+    """An operation's request and response schemas, for the field checks and the hover.
+
+    ``body``: the JSON (or form) request body's shape, None when the operation declares no
+    body; ``body_media``: its media type. ``params``: every declared parameter;
+    ``params_complete``: the list is the whole of them (False when a ``$ref`` could not be
+    followed, or the source cannot list them: then nothing is judged unknown).
+    ``response``: the shape of the success response's JSON body (the lowest 2xx status, or
+    ``default``/``2XX`` without one), None when not declared; ``response_status``: which.
+    ``source``: where it was read (``openapi``, ``swagger``, ``specdsl``, ``pydantic``,
+    ``dto``), and ``origin``: the file and span of the request model when it is a data class
+    (for the hover and navigation)."""
+
+    body: Shape | None = None
+    body_media: str = ""
+    body_required: bool = False
+    params: tuple[ParamSpec, ...] = ()
+    params_complete: bool = True
+    response: Shape | None = None
+    response_status: str = ""
+    source: str = ""
+    origin: tuple[str, Span] | None = None
 
 
 @dataclass(frozen=True)
@@ -518,6 +667,7 @@ class Endpoint:
     id: str | None = None
     summary: str | None = None
     details: tuple[tuple[str, object], ...] = ()
+    schemas: Schemas | None = None  # request and response schemas, when declared
 
 
 @dataclass(frozen=True)
