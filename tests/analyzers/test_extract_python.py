@@ -615,7 +615,7 @@ def test_facts_pickle_and_compare_like_constructed_ones():
     c = call(f, "client.get")
     assert c == CallSite(c.callee, c.span, c.args, c.kwargs, c.scope)
     assert vars(c) == {"callee": "client.get", "span": c.span, "args": c.args, "kwargs": c.kwargs,
-                       "scope": "get_user"}
+                       "scope": "get_user", "reads": c.reads}
     assert list(vars(f)) == ["path", "language", "imports", "exports", "definitions", "functions",
                              "constants", "clients", "calls", "routes", "problems", "mounts", "classes",
-                             "open_exports", "declared_modules", "all_names", "views"]
+                             "open_exports", "declared_modules", "all_names", "views", "data_models"]
