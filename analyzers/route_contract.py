@@ -2,16 +2,34 @@
 composed routes (``routes.compose``) turned into the endpoints client calls are judged
 against, and the rule that says when that judgement can be trusted.
 
-Pure: composed routes and call statuses in, endpoints and verdicts out.
+A route whose handler takes a request model (``Route.body_model``: a pydantic model, a
+NestJS DTO) that is a data class of the workspace (``DataModel``, found through the route
+file's imports as ``routes.compose`` finds routers) gets that model's fields as its request
+schema (``Endpoint.schemas``, ``route_schemas``).
+
+Pure: composed routes, facts (through ``lookup``) and call statuses in, endpoints and
+verdicts out.
 """
 
 from __future__ import annotations
 
-from typing import Iterable
+import re
+from dataclasses import replace
+from typing import Callable, Iterable
 
+from .contracts.schemas import type_shape
 from .matching import CallStatus
-from .model import Endpoint
-from .routes import ComposedRoute
+from .model import DataModel, Endpoint, FileFacts, Prop, Schemas, Shape, Span
+from .routes import ComposedRoute, Resolve, child_node
+
+Lookup = Callable[[str], "FileFacts | None"]
+
+MAX_BASES = 16  # classes read for one model (its bases, theirs, ...)
+MAX_NESTING = 4  # levels of models inside models
+# bases that declare no wire field of their own: following stops there
+_ROOTS = frozenset({"BaseModel", "RootModel", "GenericModel", "TypedDict", "SQLModel", "Schema", "ModelSchema",
+                    "BaseSettings", "Struct", "object", "Generic", "Protocol", "NamedTuple"})
+_MAPPED = re.compile(r"^\s*([A-Za-z_$][\w$.]*)\s*\(\s*([A-Za-z_$][\w$.]*)\s*[,)]")
 
 
 def handler_label(c: ComposedRoute) -> str:
@@ -19,14 +37,18 @@ def handler_label(c: ComposedRoute) -> str:
     return f"{c.route.handler} in {c.file}" if c.route.handler else f"the route in {c.file}"
 
 
-def route_endpoints(composed: Iterable[ComposedRoute]) -> tuple[list[Endpoint], str | None]:
+def route_endpoints(composed: Iterable[ComposedRoute], lookup: Lookup | None = None,
+                    resolve: Resolve | None = None) -> tuple[list[Endpoint], str | None]:
     """(the endpoints of the resolved routes, why a call that matches none of them cannot be
     judged: some route's full path is not known, so it may be the one; None when all are
     known). One endpoint per method and full path (the first route in sort order wins; a
-    path routed twice is the framework's first match too)."""
+    path routed twice is the framework's first match too). With ``lookup`` and ``resolve``
+    (those ``routes.compose`` was given), a route's request model becomes its endpoint's
+    ``schemas`` (``route_schemas``)."""
     seen: set[tuple[str, str]] = set()
     out: list[Endpoint] = []
     unknown: list[ComposedRoute] = []
+    memo: dict = {}  # models' shapes, shared by the routes that take them
     for c in composed:
         if c.unresolved is not None:
             unknown.append(c)
@@ -36,9 +58,13 @@ def route_endpoints(composed: Iterable[ComposedRoute]) -> tuple[list[Endpoint], 
             continue
         seen.add(key)
         span = c.route.handler_span if c.route.handler_span is not None and c.route.handler else c.route.span
+        schemas = None
+        if lookup is not None and resolve is not None and c.route.body_model:
+            schemas = route_schemas(c.file, c.route.body_model, lookup, resolve, memo)
         out.append(Endpoint(c.method, c.path, c.file, c.route.span, id=c.route.handler,
                             details=(("source", "routes"), ("handler", handler_label(c)),
-                                     ("handler_span", (span.start, span.end)), ("framework", c.route.framework))))
+                                     ("handler_span", (span.start, span.end)), ("framework", c.route.framework)),
+                            schemas=schemas))
     why = None
     if unknown:
         first = unknown[0]
@@ -46,6 +72,125 @@ def route_endpoints(composed: Iterable[ComposedRoute]) -> tuple[list[Endpoint], 
         why = (f"the backend has routes whose full path is not known ({first.file}: {first.unresolved}{more}); "
                "the call may be to one of them")
     return out, why
+
+
+# --------------------------------------------------------------------------- request models
+
+
+def find_model(file: str, name: str, lookup: Lookup, resolve: Resolve, hops: int = 0) -> tuple[str, DataModel] | None:
+    """The data class ``name`` (as written in ``file``: ``NoteIn``, ``schemas.NoteIn``) names,
+    and the file that declares it: the file's own, else through its imports and re-exports,
+    as ``routes_views.find_view`` finds a view."""
+    facts = lookup(file)
+    if facts is None or hops > 8:
+        return None
+    if "." not in name:
+        for m in facts.data_models:
+            if m.name == name:
+                return file, m
+    node = child_node(file, name, lookup, resolve)
+    if node is None or node == (file, name):
+        return None
+    target, attr = node
+    tfacts = lookup(target)
+    if tfacts is None:
+        return None
+    for m in tfacts.data_models:
+        if m.name == attr:
+            return target, m
+    if any(i.local == attr for i in tfacts.imports):
+        return find_model(target, attr, lookup, resolve, hops + 1)
+    return None
+
+
+def _is_root(base: str) -> bool:
+    return base.rsplit(".", 1)[-1].split("[", 1)[0] in _ROOTS
+
+
+def model_shape(file: str, model: DataModel, lookup: Lookup, resolve: Resolve, memo: dict | None = None,
+                level: int = 0, building: frozenset = frozenset()) -> Shape:
+    """An object shape of ``model``'s fields and those of its workspace bases (a subclass's
+    own declaration wins), ``text`` its name. A base that is a framework root
+    (``BaseModel``, ``TypedDict``) adds nothing; a base that is neither that nor found in the
+    workspace may add fields not seen, so the shape is then ``open``, as it is for a NestJS
+    mapped type other than ``PartialType(X)`` (``X``'s fields, none required). Field types
+    become shapes where that is easy (``type_shape``), another data class a nested object
+    (``MAX_NESTING`` levels, a class inside itself ``any``)."""
+    memo = {} if memo is None else memo
+    key = (file, model.name, level)
+    got = memo.get(key)
+    if got is not None:
+        return got
+    fields: dict[str, Prop] = {}
+    open_ = model.open
+    todo: list[tuple[str, DataModel, bool]] = [(file, model, False)]  # (file, class, fields optional)
+    classes: list[tuple[str, DataModel, bool]] = []
+    seen: set[tuple[str, str]] = set()
+    while todo and len(seen) < MAX_BASES:
+        f, m, optional = todo.pop(0)
+        if (f, m.name) in seen:
+            continue
+        seen.add((f, m.name))
+        classes.append((f, m, optional))
+        for base in m.bases:
+            mapped = _MAPPED.match(base)
+            if mapped is not None:
+                found = find_model(f, mapped.group(2), lookup, resolve) if mapped.group(1).endswith("PartialType") else None
+                if found is None:
+                    open_ = True  # OmitType(X, ...), PickType, IntersectionType, a call not known
+                else:
+                    todo.append((*found, True))
+                continue
+            if _is_root(base):
+                continue
+            found = find_model(f, base, lookup, resolve)
+            if found is None:
+                open_ = True
+            else:
+                todo.append((*found, optional))
+    inside = building | {(file, model.name)}
+    for f, m, optional in reversed(classes):  # bases first: the subclass's declarations win
+        def nested(name: str, lv: int, f: str = f) -> Shape | None:
+            found = find_model(f, name, lookup, resolve)
+            if found is None:
+                return None
+            if (found[0], found[1].name) in inside or level + 1 > MAX_NESTING:
+                return Shape(text=found[1].name)
+            return model_shape(found[0], found[1], lookup, resolve, memo, level + 1, inside)
+        for fd in m.fields:
+            shape = type_shape(fd.type, nested) if fd.type else Shape()
+            fields[fd.name] = Prop(fd.name, shape, fd.required and not optional, fd.read_only)
+    shape = Shape("object", props=tuple(fields.values()), closed=model.closed and not open_,
+                  open=open_ and not model.closed, text=model.name)
+    memo[key] = shape
+    return shape
+
+
+def route_schemas(file: str, body_model: str, lookup: Lookup, resolve: Resolve, memo: dict | None = None) -> Schemas | None:
+    """The request schema of a route in ``file`` whose handler takes ``body_model`` (as
+    written: ``NoteIn``, ``schemas.NoteIn``, ``Optional[NoteIn]``, ``list[NoteIn]``), when
+    that names a data class of the workspace; None otherwise. Only the body is known: the
+    parameters are not listed (``params_complete=False``), the response is not read."""
+    found: list[tuple[str, DataModel]] = []
+
+    def named(name: str, level: int) -> Shape | None:
+        hit = find_model(file, name, lookup, resolve)
+        if hit is None:
+            return None
+        if not found:
+            found.append(hit)
+        return model_shape(hit[0], hit[1], lookup, resolve, memo)
+
+    body = type_shape(body_model, named)
+    if not found or body.type not in ("object", "array"):
+        return None
+    where, model = found[0]
+    facts = lookup(where)
+    source = "pydantic" if facts is not None and facts.language == "python" else "dto"
+    if body.type == "object" and body.text != model.name:
+        body = replace(body, text=model.name)
+    return Schemas(body=body, body_media="application/json", params_complete=False, source=source,
+                   origin=(where, model.span))
 
 
 def trusted(statuses: Iterable[CallStatus]) -> bool:

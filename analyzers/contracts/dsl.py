@@ -44,6 +44,7 @@ from pydantic_core import PydanticCustomError
 from ..model import HTTP_METHODS, Endpoint, Model, Span
 from .common import RouteDecl, Sink, check_routes, describe_loc, freeze, node_at, line_of, locate, normalize_path, scalar_str
 from .positions import MapNode, Node, ScalarNode, SeqNode, kind, to_plain
+from .schemas import dsl_schemas, guarded
 
 DSL_METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE")
 
@@ -226,10 +227,12 @@ def parse(path: str, root: Node, data: bytes, sink: Sink) -> tuple[tuple[Endpoin
     models: list[Model] = []
     model_names: set[str] = set()
     model_nodes = [m for m in _seq(root.get("models")) if isinstance(m, MapNode)]
+    by_name: dict[str, MapNode] = {}  # the first model of each name, for the request schemas
     for m in model_nodes:
         name = scalar_str(m.get("name"))
         if name:
             model_names.add(name)
+            by_name.setdefault(name, m)
     for m in model_nodes:
         name = scalar_str(m.get("name"))
         fields: list[tuple[str, str]] = []
@@ -296,6 +299,7 @@ def parse(path: str, root: Node, data: bytes, sink: Sink) -> tuple[tuple[Endpoin
                 id=ep_id,
                 summary=scalar_str(ep.get("description")),
                 details=_details(ep, model_names),
+                schemas=guarded(lambda: dsl_schemas(ep.get("request"), by_name)),
             )
         )
     check_routes(routes, sink, data, exact=True)

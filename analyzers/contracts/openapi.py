@@ -44,6 +44,7 @@ from .oas import (
     walk_paths,
 )
 from .positions import MapNode, Node, ScalarNode, SeqNode, kind
+from .schemas import ShapeBuilder, guarded, openapi_schemas
 
 METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "trace")
 PATH_ITEM_KEYS = ("summary", "description", "servers", "parameters", "$ref")
@@ -162,9 +163,10 @@ def parse(path: str, root: MapNode, data: bytes, sink: Sink) -> tuple[tuple[Endp
         sink.add("missing required key `paths` (required in OpenAPI 3.0)", root.open_span)
 
     bases: dict[int, str] = {}  # base path per ``servers`` list (nodes live as long as ``root``)
+    shapes = ShapeBuilder(res)  # each schema built once for the whole document
 
     def build(raw_path: str, method: str, span: Span, op: Node, item: MapNode, out: Sink) -> Endpoint:
-        return _endpoint(path, raw_path, method, span, op, item, root, res, out, version, bases)
+        return _endpoint(path, raw_path, method, span, op, item, root, res, out, version, bases, shapes)
 
     endpoints = walk_paths(paths, res, sink, data, build, methods=METHODS, item_keys=PATH_ITEM_KEYS)
     res.report_external(sink)
@@ -184,6 +186,7 @@ def _endpoint(
     sink: Sink,
     version: str | None,
     bases: dict[int, str] | None = None,
+    shapes: ShapeBuilder | None = None,
 ) -> Endpoint:
     where = f"{method.lower()} {raw_path}"
     if not isinstance(op, MapNode):
@@ -236,6 +239,7 @@ def _endpoint(
     details += closing_details(op, root, res)
 
     summary = scalar_str(op.get("summary")) or scalar_str(item.get("summary"))
+    schemas = guarded(lambda: openapi_schemas(op, item, res, shapes or ShapeBuilder(res)))
     return Endpoint(
         method=method,
         path=normalize_path(raw_path),
@@ -245,4 +249,5 @@ def _endpoint(
         id=scalar_str(op.get("operationId")),
         summary=summary,
         details=tuple(details),
+        schemas=schemas,
     )

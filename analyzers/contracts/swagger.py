@@ -52,6 +52,7 @@ from .oas import (
     walk_paths,
 )
 from .positions import MapNode, Node, ScalarNode, SeqNode, kind
+from .schemas import ShapeBuilder, guarded, swagger_schemas
 
 METHODS = ("get", "put", "post", "delete", "options", "head", "patch")
 PATH_ITEM_KEYS = ("parameters", "$ref")
@@ -148,8 +149,10 @@ def parse(path: str, root: MapNode, data: bytes, sink: Sink) -> tuple[tuple[Endp
     if paths is None:
         sink.add("missing required key `paths` (required in Swagger 2.0)", root.open_span)
 
+    shapes = ShapeBuilder(res)  # each schema built once for the whole document
+
     def build(raw_path: str, method: str, span: Span, op: Node, item: MapNode, out: Sink) -> Endpoint:
-        return _endpoint(path, raw_path, method, span, op, item, root, base, schemes, res, out)
+        return _endpoint(path, raw_path, method, span, op, item, root, base, schemes, res, out, shapes)
 
     endpoints = walk_paths(paths, res, sink, data, build, methods=METHODS, item_keys=PATH_ITEM_KEYS, foreign=FOREIGN)
     res.report_external(sink)
@@ -207,6 +210,7 @@ def _endpoint(
     schemes: set[str] | None,
     res: Resolver,
     sink: Sink,
+    shapes: ShapeBuilder | None = None,
 ) -> Endpoint:
     where = f"{method.lower()} {raw_path}"
     if not isinstance(op, MapNode):
@@ -280,4 +284,5 @@ def _endpoint(
         id=scalar_str(op.get("operationId")),
         summary=scalar_str(op.get("summary")),
         details=tuple(details),
+        schemas=guarded(lambda: swagger_schemas(op, item, res, shapes or ShapeBuilder(res), consumes)),
     )
