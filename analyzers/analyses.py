@@ -35,7 +35,7 @@ def thin(facts: FileFacts) -> FileFacts:
     A cold build runs the analyses on these, so an analysis that reads more (calls,
     functions, clients) must say so here."""
     return replace(facts, functions=(), constants=(), clients=(), calls=(), routes=(), classes=(), problems=(),
-                   views=())
+                   views=(), data_models=())
 
 
 @dataclass(frozen=True)

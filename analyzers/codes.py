@@ -43,6 +43,11 @@ CODES: dict[str, Code] = {
         Code("unimplemented-endpoint", "warning", "Contract endpoint that no route of the backend implements"),
         Code("undeclared-route", "information", "Backend route that no contract declares"),
         Code("route-method-mismatch", "warning", "Contract endpoint whose path the backend routes with other methods"),
+        Code("unknown-field", "warning", "Request body field that the endpoint's schema does not declare"),
+        Code("missing-field", "error", "Request body that leaves out a field the endpoint's schema requires"),
+        Code("unknown-parameter", "warning", "Query parameter that the endpoint does not declare"),
+        Code("missing-parameter", "error", "Call that leaves out a query parameter the endpoint requires"),
+        Code("unknown-response-field", "warning", "Read of a response field that the endpoint's schema does not have"),
     )
 }
 

@@ -65,6 +65,7 @@ from .model import (
     Unknown,
     UrlExpr,
 )
+from .payload import bind, body_reads, payload, query_names, returns, settled
 from .symbols import MAX_DEPTH, FileIndex, Symbols
 from .urls import BASEISH, MAX_CANDIDATES, SCHEME, expand, host_of, url_of
 
@@ -168,6 +169,19 @@ class _Wrapper:
     default_method: str | None = None  # when the method is an argument the caller leaves out
     base_unknown: bool = False
     implicit: bool = False
+    # what it sends, in terms of its parameters (payload.bind fills them at each caller), and
+    # what its callers take from its value to reach the response body (payload.returns)
+    body: ArgVal | None = None
+    params_val: ArgVal | None = None
+    returns: tuple[str, ...] | None = None
+
+
+@dataclass(slots=True)
+class _Sent:
+    body: ObjVal | None
+    params: ObjVal | None
+    query: tuple[str, ...]
+    reads: tuple[Read, ...]
 
 
 @dataclass(slots=True)
@@ -305,8 +319,10 @@ class Linker(Symbols):
                         continue
                     seen.add((url, method))
                     channel = target.channel or _channel_of(idx.facts.path, url, base_len, target)
+                    body, params, through = self._sent(site, target)
                     found.append(_Wrapper(url, base_len, method, fn.params, via, channel, default,
-                                          target.base_unknown, target.implicit))
+                                          target.base_unknown, target.implicit, body, params,
+                                          returns(target.kind, site.reads, through)))
         return tuple(found) or None
 
     # ------------------------------------------------------------------ classification
@@ -506,6 +522,17 @@ class Linker(Symbols):
             base_len = _leading_base_len(url_val.expr, self, idx, site.scope)  # type: ignore[union-attr]
         return path, base_len, method, via, default
 
+    def _sent(self, site: CallSite, target: _Target) -> tuple[ArgVal | None, ArgVal | None, tuple[str, ...] | None]:
+        """(body, query parameters, steps from the call's value to the response body) of one
+        request: a library's, or a wrapper's bound to this caller's values."""
+        if target.kind == "wrapper":
+            w = target.wrapper
+            if w is None:
+                return None, None, None
+            return bind(w.body, site, w.params), bind(w.params_val, site, w.params), w.returns
+        body, params = payload(target.kind, target.verb, site)
+        return body, params, None
+
     def _classify(self, idx: "FileIndex", site: CallSite) -> list[HttpCall]:
         out: list[HttpCall] = []
         fn = idx.functions.get(site.scope) if site.scope is not None else None
@@ -532,8 +559,13 @@ class Linker(Symbols):
                 pairs = [(m, (u, base_len)) for m, u in zip(methods, branches)]
             else:
                 pairs = [(m, (url, base_len)) for m in methods]
+            body, params, through = self._sent(site, target)
+            sent = _Sent(settled(body), settled(params), query_names(url),
+                         body_reads(target.kind, site.reads, through) if site.reads else ())
             for meth, (u, bl) in pairs:
                 call = finish(idx.facts.path, span, site.span, meth, u, bl, via, channel, hosts, implicit or unknown)
+                if call is not None and (sent.body or sent.params or sent.query or sent.reads):
+                    call = replace(call, body=sent.body, params=sent.params, query=sent.query, reads=sent.reads)
                 if call is not None and (len(pairs) == 1 and not out or call not in out):
                     out.append(call)
         return out

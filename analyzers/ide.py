@@ -11,6 +11,7 @@ from typing import Iterable, Sequence
 from .contracts.common import normalize_path
 from .contracts.positions import MapNode, parse_json, parse_yaml
 from .http import HttpCall
+from .schema_card import schema_lines
 from .matching import CallStatus, EndpointTable, full_path
 from .model import ContractFacts, Endpoint, Finding, Model, Route, Span
 from .routes import ComposedRoute
@@ -181,6 +182,10 @@ def endpoint_card(ep: Endpoint, models: dict[str, Model], where: str) -> str:
         facts.append(f"- error {e.get('status', '?')} `{e.get('code', '')}`: {e.get('description', '')}")
     if facts:
         lines += [""] + facts
+    if ep.schemas is not None:
+        schema = schema_lines(ep.schemas)
+        if schema:
+            lines += [""] + schema
     used = [models[m] for m in (d.get("models") or ()) if m in models]
     for m in used:
         lines += ["", f"**{m.name}** " + ", ".join(f"`{n}: {t}`" for n, t in m.fields)]
@@ -516,3 +521,40 @@ def written_path(c: ComposedRoute) -> str:
     of its router and of the mounts above it."""
     own = [s.text for s in c.steps if s.kind == "route"]
     return own[-1] if own else c.route.path
+
+
+def add_fields(text: str, names: tuple[str, ...], endpoint: str, python: bool = False) -> tuple[int, str] | None:
+    """Where and what to insert into an object (or dict) literal's ``text`` to add the
+    required ``names`` with a placeholder the user must fill: ``title: /* required by POST
+    /notes */`` (JavaScript, left invalid on purpose), ``"title": ...,  # required by POST
+    /notes`` (Python). One line per field in a literal written on several lines, at its
+    indentation; inline otherwise. Returns (offset in ``text``, new text), None when ``text``
+    is not a literal in braces."""
+    body = text.rstrip()
+    if not names or not body.startswith("{") or not body.endswith("}"):
+        return None
+    close = len(body) - 1
+    inner = body[1:close]
+    stripped = inner.rstrip()
+    comma = bool(stripped.strip()) and not stripped.endswith(",")
+    if "\n" in inner:
+        # after the last entry, one line per field, at the indentation of the entries
+        last_nl = inner.rstrip().rfind("\n")
+        line = inner[last_nl + 1:] if last_nl >= 0 else inner
+        indent = line[: len(line) - len(line.lstrip())] if stripped.strip() else "  "
+        at = 1 + len(stripped)
+        pieces = []
+        for n in names:
+            if python:
+                pieces.append(f"\n{indent}\"{n}\": ...,  # required by {endpoint}")
+            else:
+                pieces.append(f"\n{indent}{n}: /* required by {endpoint} */,")
+        return at, ("," if comma else "") + "".join(pieces)
+    at = 1 + len(stripped)
+    sep = ", " if stripped.strip() else " "
+    if python:
+        added = ", ".join(f"\"{n}\": ..." for n in names)
+        return at, (sep if comma or not stripped.strip() else " ") + added + (" " if not stripped.strip() else "")
+    added = ", ".join(f"{n}: /* required by {endpoint} */" for n in names)
+    lead = sep if comma or not stripped.strip() else " "
+    return at, lead + added + (" " if not stripped.strip() or not inner.endswith(" ") else "")

@@ -32,6 +32,7 @@ from functools import lru_cache
 from typing import Iterable, Literal
 
 from .codes import CODES
+from .fields import check as check_fields
 from .http import HttpCall
 from .model import Endpoint, Finding
 
@@ -59,6 +60,22 @@ class CallStatus:
     weak: bool = False
     branch: str | None = None
     frame: str | None = None  # the prefix the call was judged under, when it lacked one
+    _fields: "list[Finding] | None" = None
+
+    @property
+    def field_findings(self) -> list[Finding]:
+        """What the call sends and reads, against the matched endpoint's schemas
+        (``analyzers/fields.py``): judged only for a sure match of one path (not a weak one,
+        not a conditional URL), computed when first asked for."""
+        if self._fields is None:
+            ep = self.endpoint
+            call = self.call
+            if (self.status != "matched" or ep is None or ep.schemas is None or self.weak or call.candidates
+                    or not (call.body or call.params or call.query or call.reads)):
+                self._fields = []
+            else:
+                self._fields = check_fields(call, ep)
+        return self._fields
 
     @property
     def finding(self) -> Finding | None:

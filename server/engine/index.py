@@ -71,6 +71,8 @@ class WorkspaceIndex(BuildSteps, UpdateSteps):
         self.mounts: dict[str, tuple[RouteMount, ...]] = {}  # routers mounted under others, per file
         self._composed: list | None = None  # routes.compose() of routes and mounts, until one changes
         self._views: dict[str, tuple] = {}  # the views (FileFacts.views) composition read, per file
+        # the data classes (FileFacts.data_models) route endpoints read their request schemas from
+        self._models: dict[str, tuple] = {}
         self._file_apps: tuple = ()  # the apps whose files are routes (routes_files), as last composed
         self._drift: tuple[object, object, dict[str, tuple[Finding, ...]]] | None = None  # (composed, table, per file)
         # the findings of the registered one-file analyses (analyzers/analyses.py) per file,
@@ -225,7 +227,7 @@ class WorkspaceIndex(BuildSteps, UpdateSteps):
     def _route_table(self) -> EndpointTable:
         from specward.analyzers.route_contract import route_endpoints
 
-        endpoints, incomplete = route_endpoints(self.composed_routes())
+        endpoints, incomplete = route_endpoints(self.composed_routes(), self.facts.get, self._route_resolve())
         return EndpointTable(endpoints, self.settings.base_paths, case_sensitive=self.settings.case_sensitive,
                              source="routes", incomplete=incomplete)
 
@@ -281,7 +283,7 @@ class WorkspaceIndex(BuildSteps, UpdateSteps):
         facts = self.facts.get(rel)
         if facts is None:
             self._set_links(rel, None, set(), (), ())
-            if self._views.pop(rel, None):
+            if self._views.pop(rel, None) or self._models.pop(rel, None):
                 self._composed = None
             self._set_analysis(rel, None)
             return
@@ -301,6 +303,13 @@ class WorkspaceIndex(BuildSteps, UpdateSteps):
                 self._views[rel] = views
             else:
                 self._views.pop(rel, None)
+        models = facts.data_models
+        if models != self._models.get(rel, ()):  # a request model of a route (route_contract.py)
+            self._composed = None
+            if models:
+                self._models[rel] = models
+            else:
+                self._models.pop(rel, None)
         self._set_analysis(rel, found, edges)
 
     def _set_links(self, rel: str, calls: list[HttpCall] | None, deps: set[str],
@@ -362,20 +371,26 @@ class WorkspaceIndex(BuildSteps, UpdateSteps):
 
         with self.lock:
             if self._composed is None:
-                ctx = Context(self.analysis_input, self.facts.get, self.resolver_config, installed=self.installed)
-
-                def resolve(importer: str, spec: str, python: bool) -> str | None:
-                    from specward.analyzers.package_entry import in_installed
-                    from specward.analyzers.resolve import FILE
-
-                    r = ctx.resolver.resolve(importer, spec, "python" if python else None)
-                    return r.path if r.kind == FILE and r.path and not in_installed(r.path) else None
-
                 from specward.analyzers.routes_files import file_apps
 
                 apps = self._file_apps = file_apps(set(self.facts) | set(self._resolver_texts), self._text_reader())
-                self._composed = compose(set(self.routes) | set(self.mounts), self.facts.get, resolve, file_apps=apps)
+                self._composed = compose(set(self.routes) | set(self.mounts), self.facts.get, self._route_resolve(),
+                                         file_apps=apps)
             return self._composed
+
+    def _route_resolve(self) -> Callable[[str, str, bool], str | None]:
+        """How composition follows a route file's imports: to a workspace file, through the
+        one resolver (never into an installed package)."""
+        ctx = Context(self.analysis_input, self.facts.get, self.resolver_config, installed=self.installed)
+
+        def resolve(importer: str, spec: str, python: bool) -> str | None:
+            from specward.analyzers.package_entry import in_installed
+            from specward.analyzers.resolve import FILE
+
+            r = ctx.resolver.resolve(importer, spec, "python" if python else None)
+            return r.path if r.kind == FILE and r.path and not in_installed(r.path) else None
+
+        return resolve
 
     def _matches_of(self, rel: str) -> tuple:
         """(table key, per call: the matched endpoint's id and whether the match is weak, or
@@ -460,8 +475,9 @@ class WorkspaceIndex(BuildSteps, UpdateSteps):
         if self.table.source != "routes" and not self.routes_as_contract():
             return set()
         before = self._table_key
+        schemas = [ep.schemas for ep in self.table.endpoints]
         self._rebuild_table()
-        if self._table_key == before:
+        if self._table_key == before and schemas == [ep.schemas for ep in self.table.endpoints]:
             return set()
         return self._rematch(list(self.calls))
 
@@ -476,6 +492,8 @@ class WorkspaceIndex(BuildSteps, UpdateSteps):
             for st in self.statuses.get(rel, ()):
                 if st.finding is not None and (shown or st.status not in ("phantom", "method-mismatch")):
                     out.append(st.finding)
+                if shown and st.status == "matched":
+                    out.extend(st.field_findings)
             contract = self.contracts.get(rel)
             if contract is not None:
                 out.extend(contract.findings)

@@ -20,6 +20,7 @@ from lsprotocol import types as lsp
 
 from specward.analyzers import ide
 from specward.analyzers.contracts.edit import add_endpoint
+from specward.analyzers.fields import FIELD_CODES
 from specward.analyzers.manifest_edit import add_dependency, add_python_dependency, pyproject_dependency_place
 from specward.analyzers.matching import full_path
 from specward.analyzers.model import Call, Finding, Span
@@ -47,6 +48,9 @@ def _actions(session: Session, params: lsp.CodeActionParams) -> list[lsp.CodeAct
             continue
         if diag.source == "specward" and diag.code in ANALYSIS_FIXES:
             out.extend(_analysis_fixes(session, rel, uri, version, lines, diag))
+            continue
+        if diag.source == "specward" and diag.code in FIELD_CODES:
+            out.extend(_field_fixes(session, rel, uri, version, lines, diag, statuses))
             continue
         if diag.source == "specward" and diag.code in ("undeclared-route", "unimplemented-endpoint"):
             out.extend(_drift_actions(session, rel, lines, diag))
@@ -249,6 +253,34 @@ def _analysis_fixes(session: Session, rel: str, uri: str, version: int | None, l
             out.append(action)
         break
     return out
+
+
+def _field_fixes(session: Session, rel: str, uri: str, version: int | None, lines: LineIndex,
+                 diag: lsp.Diagnostic, statuses) -> list[lsp.CodeAction]:
+    """The field checks' fixes: rename to the nearest declared name (``Finding.data["fixes"]``),
+    add the missing required fields with a placeholder (``ide.add_fields``, on the literal's
+    text)."""
+    at = convert.offset_of(lines, diag.range.start, session.encoding)
+    for st in statuses:
+        for finding in st.field_findings:
+            if finding.code != diag.code or not finding.span.start <= at <= finding.span.end:
+                continue
+            data = dict(finding.data)
+            fixes = list(data.get("fixes", ()))
+            obj = data.get("object")
+            if finding.code == "missing-field" and obj is not None:
+                start, end = obj  # type: ignore[misc]
+                text = lines.data[start:end].decode("utf-8", "replace")
+                got = ide.add_fields(text, tuple(data.get("fields", ())), str(data.get("endpoint", "")),  # type: ignore[arg-type]
+                                     python=rel.endswith((".py", ".pyi")))
+                if got is not None:
+                    offset, new_text = got
+                    pos = start + len(text[:offset].encode("utf-8"))
+                    names = ", ".join(f"`{f}`" for f in data.get("fields", ()))  # type: ignore[union-attr]
+                    fixes.append((f"Add the required {names}", rel, pos, pos, new_text))
+            return [_fix(title, uri, version, lines, Span(s, e), new, diag, session.encoding, preferred=i == 0)
+                    for i, (title, file, s, e, new) in enumerate(fixes) if file == rel]
+    return []
 
 
 def _add_to_contract(session: Session, call: Call, diag: lsp.Diagnostic) -> lsp.CodeAction | None:

@@ -13,6 +13,7 @@ from specward.analyzers.contract_diff import impact_card
 from specward.analyzers.handler_doc import handler_doc, route_card
 from specward.analyzers.matching import endpoint_id
 from specward.analyzers.model import Span
+from specward.analyzers.schema_card import schema_lines
 
 from .. import convert
 from .. import lookups as f
@@ -84,7 +85,9 @@ def _route_card(session: Session, ep) -> str:
         except Exception:  # noqa: BLE001 - a card without the signature, rather than none
             doc = None
     line = f.line_of(session, ep.file, Span(start, start))
-    return route_card(ep.method, ep.path, ep.id or "the route", f"{ep.file}:{line}", doc, d.get("framework"))
+    card = route_card(ep.method, ep.path, ep.id or "the route", f"{ep.file}:{line}", doc, d.get("framework"))
+    schema = schema_lines(ep.schemas) if ep.schemas is not None else []
+    return "\n\n".join([card, "\n".join(schema)]) if schema else card
 
 
 def _model_import(session: Session, rel: str, pos: lsp.Position) -> lsp.Hover | None:
