@@ -84,6 +84,17 @@ def nearest(name: str, candidates: list[str]) -> str | None:
     return best
 
 
+def guess(name: str, declared: list[str], unsent: list[str], unknown: int) -> str | None:
+    """What an unknown body key most likely stands for: the nearest declared name by spelling,
+    else, when it is the only unknown key and one declared field alone is not sent, that one
+    (``{ title, content }`` against ``title``, ``body``: ``body``). (Query parameters are
+    guessed by spelling only: a query string often sets names of its own.)"""
+    near = nearest(name, declared)
+    if near is None and unknown == 1 and len(unsent) == 1:
+        return unsent[0]
+    return near
+
+
 # --------------------------------------------------------------------------- bodies
 
 
@@ -141,11 +152,11 @@ class _Check:
         self.ep = ep
         self.where = label(ep)
         self.out: list[Finding] = []
-        self.seen: set[tuple[str, int, int]] = set()
+        self.seen: set[tuple[str, int, int, str]] = set()
 
     def add(self, code: str, severity: str, message: str, span: Span, file: str | None = None,
             fixes: tuple = (), **data: object) -> None:
-        key = (code, span.start, span.end)
+        key = (code, span.start, span.end, message)  # (two names of one query string share a span)
         if key in self.seen:
             return
         self.seen.add(key)
@@ -167,10 +178,12 @@ class _Check:
         if not fitting:
             declared = _request_names(shapes)
             closed = all(s.closed for s in shapes)
-            for key, _nested in keys.written:
-                if key.span.start < 0 or any(_request_prop(s, key.name) is not None for s in shapes):
-                    continue  # declared, or written by a wrapper (reported at the wrapper, not here)
-                self._unknown_key(key, path, declared, closed, file)
+            unknown = [key for key, _ in keys.written
+                       if not any(_request_prop(s, key.name) is not None for s in shapes)]
+            unsent = [n for n in declared if n not in names]
+            for key in unknown:
+                if key.span.start >= 0:  # (a key a wrapper writes is reported at the wrapper, not here)
+                    self._unknown_key(key, path, guess(key.name, declared, unsent, len(unknown)), closed, file)
             return
         for key, nested in keys.written:
             if nested is None:
@@ -183,8 +196,7 @@ class _Check:
             if missing:
                 self._missing(obj, missing, path, file)
 
-    def _unknown_key(self, key: Key, path: str, declared: list[str], closed: bool, file: str) -> None:
-        guess = nearest(key.name, declared)
+    def _unknown_key(self, key: Key, path: str, guess: str | None, closed: bool, file: str) -> None:
         hint = f"; did you mean `{guess}`?" if guess else ""
         whose = f"the request body of {self.where}" if not path else f"`{path.rstrip('.')}` in the request body of {self.where}"
         fixes: tuple = ()
@@ -219,33 +231,34 @@ class _Check:
         if obj is not None:
             keys = sent_keys(obj)
             complete = keys.complete
-            for key, _ in keys.written:
-                sent.add(key.name)
-                if schemas.params_complete and key.name not in declared:
-                    self._unknown_param(key.name, key.span, declared, paths, self.file, key)
+            sent |= {key.name for key, _ in keys.written}
         if schemas.params_complete:
-            for name in query:
+            written = [(key.name, key.span, key) for key, _ in keys.written] if obj is not None else []
+            written += [(name, url_span, None) for name in query]
+            for name, span, key in written:
                 if name not in declared:
-                    self._unknown_param(name, url_span, declared, paths, self.file, None)
+                    self._unknown_param(name, span, nearest(name, declared), paths, self.file, key)
         if complete:
             missing = [p.name for p in schemas.params if p.location == "query" and p.required and p.name not in sent]
             if missing:
                 names = ", ".join(f"`{m}`" for m in missing)
-                span = Span(obj.span.start, obj.span.start + 1) if obj is not None else url_span
+                literal = obj is not None and obj.span.start >= 0
+                span = Span(obj.span.start, obj.span.start + 1) if literal else url_span  # type: ignore[union-attr]
                 self.add("missing-parameter", "error",
                          f"{self.where} requires the query parameter{'s' if len(missing) > 1 else ''} {names}",
-                         span, params=tuple(missing))
+                         span, fields=tuple(missing),
+                         object=(obj.span.start, obj.span.end) if literal else None)  # type: ignore[union-attr]
 
-    def _unknown_param(self, name: str, span: Span, declared: list[str], paths: set[str], file: str,
+    def _unknown_param(self, name: str, span: Span, guess: str | None, paths: set[str], file: str,
                        key: Key | None) -> None:
+        declared = [p.name for p in self.ep.schemas.params if p.location == "query"] if self.ep.schemas else []
         if name in paths:
             msg = f"`{name}` is a path parameter of {self.where}, not a query parameter"
             guess = None
         else:
-            guess = nearest(name, declared)
             hint = f"; did you mean `{guess}`?" if guess else ""
-            known = "declares no query parameters" if not declared else "does not declare it"
-            msg = f"`{name}` is not a query parameter of {self.where} (it {known}){hint}"
+            none = " (it declares none)" if not declared else ""
+            msg = f"`{name}` is not a query parameter of {self.where}{none}{hint}"
         fixes: tuple = ()
         if guess is not None and key is not None:
             fixes = ((f"Rename to `{guess}`", file, key.span.start, key.span.end,
@@ -316,10 +329,19 @@ def _items(shape: Shape) -> Shape | None:
 # --------------------------------------------------------------------------- entry point
 
 
+def catch_all(ep: Endpoint) -> bool:
+    """An operation whose whole path is one parameter (``GET /{path}``): a fallback route that
+    answers any one-segment path (static files, the app's shell), not an operation the call
+    chose. Its schemas say nothing about the request (``/initialize.json?t=...`` sends a
+    cache-buster no such route declares), so nothing is judged against them."""
+    segs = [s for s in ep.path.split("/") if s]
+    return len(segs) == 1 and segs[0].startswith("{") and segs[0].endswith("}") and segs[0].count("{") == 1
+
+
 def check(call, ep: Endpoint) -> list[Finding]:
     """The field findings of one matched call (``call`` is an ``http.HttpCall``)."""
     schemas = ep.schemas
-    if schemas is None:
+    if schemas is None or catch_all(ep):
         return []
     c = _Check(call.file, ep, call.span)
     if call.body is not None and schemas.body is not None and ep.method not in ("GET", "HEAD", "DELETE", "OPTIONS"):

@@ -166,9 +166,7 @@ def body_reads(kind: str, reads: tuple[Read, ...], through: tuple[str, ...] | No
     if path is None:
         return ()
     out = []
-    for r in reads:
-        if r.returned:
-            continue
+    for r in reads:  # (a read whose value is returned is a read all the same)
         got = _strip(r.steps, r.spans, path)
         if got is not None and got[0]:
             out.append(Read(got[0], got[1]))

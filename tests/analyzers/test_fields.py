@@ -38,8 +38,13 @@ def codes(findings) -> list[tuple[str, str, str]]:
 
 def test_an_unknown_body_field_names_the_nearest_declared_one_and_renames_it():
     got = check(call(body=obj("title", "content")), endpoint(Schemas(body=note_shape())))
+    # `body` is the one declared field not sent: the likely meaning, however far the spelling
     assert codes(got) == [("unknown-field", "warning",
-                           "`content` is not a field of the request body of POST /notes")]
+                           "`content` is not a field of the request body of POST /notes; did you mean `body`?")]
+    two = check(call(body=obj("title", "content", "extra")), endpoint(Schemas(body=note_shape())))
+    assert [f.message for f in two] == [
+        "`content` is not a field of the request body of POST /notes",
+        "`extra` is not a field of the request body of POST /notes"]
     got = check(call(body=obj("title", "bdoy")), endpoint(Schemas(body=note_shape(closed=True))))
     assert codes(got) == [("unknown-field", "error",
                            "`bdoy` is not a field of the request body of POST /notes; did you mean `body`?")]
@@ -99,12 +104,20 @@ def test_query_parameters_unknown_and_missing():
     ep = endpoint(Schemas(params=params), method="GET")
     got = check(call(method="GET", params=obj("page", "pageSize")), ep)
     assert codes(got) == [("unknown-parameter", "warning",
-                           "`pageSize` is not a query parameter of GET /notes (it does not declare it)")]
+                           "`pageSize` is not a query parameter of GET /notes")]
     got = check(call(method="GET", params=obj("limit")), ep)
     assert codes(got) == [("missing-parameter", "error", "GET /notes requires the query parameter `page`")]
     got = check(call(method="GET", query=("page", "id")), ep)
     assert codes(got) == [("unknown-parameter", "warning",
                            "`id` is a path parameter of GET /notes, not a query parameter")]
+    got = check(call(method="GET", params=obj("pgae")), endpoint(Schemas(params=params[2:]), method="GET"))
+    assert codes(got) == [("unknown-parameter", "warning", "`pgae` is not a query parameter of GET /notes "
+                           "(it declares none)")]
+    got = check(call(method="GET", params=obj("pgae", "page")), ep)
+    assert got[0].message == "`pgae` is not a query parameter of GET /notes; did you mean `page`?"
+    two = check(call(method="GET", query=("sort", "order", "page")), ep)
+    assert [f.message for f in two] == ["`sort` is not a query parameter of GET /notes",
+                                        "`order` is not a query parameter of GET /notes"]
     # an incomplete list of declared parameters judges no name unknown
     assert check(call(method="GET", params=obj("x", "page")), endpoint(Schemas(params=params, params_complete=False),
                                                                         method="GET")) == []
@@ -200,6 +213,7 @@ def test_reads_of_the_body_per_library_and_what_a_wrapper_returns():
         Read(("user", "name"), (Span(3, 4), Span(4, 5))),)
     assert body_reads("requests", (r("json()", "id"),)) == (Read(("id",), (Span(1, 2),)),)
     assert body_reads("hook", (r("data", "x"),)) == ()
+    assert body_reads("axios", (r("await", "data", "total", returned=True),)) == (Read(("total",), (Span(2, 3),)),)
     assert returns("axios", (r("await", "data", returned=True),)) == ()
     assert returns("axios", (r(returned=True),)) == ("data",)
     assert returns("axios", (r("await", "data", "items", returned=True),)) is None
@@ -213,3 +227,15 @@ def test_query_names_written_into_the_url():
     assert query_names((Lit("/items?page="), Param("p"), Lit("&size=20"))) == ("page", "size")
     assert query_names((Lit("/items"),)) == ()
     assert query_names((Lit("/items?"), Param("q"))) == ()
+
+
+def test_a_catch_all_route_is_not_judged():
+    # `GET /{path}` (a static-file fallback: Sonarr's StaticResource) matches any one-segment path;
+    # a cache-buster such as `/config.json?t=${Date.now()}` is not a parameter the code got wrong
+    ep = endpoint(Schemas(params=(ParamSpec("path", "path", True),)), method="GET", path="/{path}")
+    assert check(call(method="GET", query=("t",)), ep) == []
+    assert check(call(method="GET", params=obj("v")), ep) == []
+    # a one-segment path with a literal part, or a parameter under a literal segment, is still judged
+    for path in ("/{name}.json", "/files/{path}"):
+        got = check(call(method="GET", query=("t",)), endpoint(ep.schemas, method="GET", path=path))
+        assert [f.code for f in got] == ["unknown-parameter"], path
