@@ -268,7 +268,7 @@ def _field_fixes(session: Session, rel: str, uri: str, version: int | None, line
             data = dict(finding.data)
             fixes = list(data.get("fixes", ()))
             obj = data.get("object")
-            if finding.code == "missing-field" and obj is not None:
+            if obj is not None:  # missing-field, missing-parameter
                 start, end = obj  # type: ignore[misc]
                 text = lines.data[start:end].decode("utf-8", "replace")
                 got = ide.add_fields(text, tuple(data.get("fields", ())), str(data.get("endpoint", "")),  # type: ignore[arg-type]
