@@ -55,6 +55,20 @@ Decisions the model leaves open:
   more than once (assignment, ``+=``, loop target, ...) stays ``Ref(name)``.
 * Routes, mounts and views (route decorators, ``add_url_rule``, ``include_router``, Django
   URL patterns, DRF routers, view classes): ``python_routes.py``, which says what it decides.
+* A dict literal's ``keys`` are its literal string keys in order (span: the string's content),
+  whatever their values; a key that is not a literal string sets ``computed`` (when no key is
+  literal and there is no spread the dict stays ``OtherVal``, as before); ``**x`` is a
+  ``SPREAD`` field holding the object seen (a dict literal, a local bound once to one), a
+  parameter (``StrVal`` of one ``Arg``) or ``OtherVal``. ``dict(a=1, **x)`` (the builtin, not
+  rebound in the file) is an object the same way, its keys the keyword names (a positional
+  mapping is a spread).
+* An argument that names a local bound once in its function (a module-level name bound once,
+  for a call at module level) to a dict literal or ``dict(...)`` is that object (span: the
+  literal's); when the name is written anywhere else in the function than its binding and
+  that argument (``payload["x"] = 1``, ``payload.update(...)``, another call), its keys are
+  not all known: ``computed``.
+* ``CallSite.reads`` (how the call's value is used in its function): ``python_reads.py``;
+  the data classes (``FileFacts.data_models``) and ``Route.body_model``: ``python_models.py``.
 """
 
 from __future__ import annotations
@@ -67,6 +81,8 @@ from string import Formatter
 from tree_sitter import QueryCursor
 
 from ..languages import grammar, parse, query
+from .python_models import ModelFacts
+from .python_reads import ReadFacts
 from .python_routes import RouteFacts
 from .urlexpr import EMPTY_LIT, merge
 from ..model import (
@@ -79,11 +95,13 @@ from ..model import (
     FileFacts,
     FunctionDef,
     Import,
+    Key,
     Lit,
     ObjVal,
     OtherVal,
     Param,
     Ref,
+    SPREAD,
     Span,
     StrVal,
     Unknown,
@@ -184,6 +202,7 @@ _FunctionDef = _fast(FunctionDef)
 _ClientDef = _fast(ClientDef)
 _Import = _fast(Import)
 _Definition = _fast(Definition)
+_Key = _fast(Key)
 _FileFacts = _fast(FileFacts)
 
 
@@ -261,6 +280,8 @@ class _Grammar:
         self.f_key, self.f_subscript = f("key"), f("subscript")
         self.f_type = f("type")
         self.f_superclasses = f("superclasses")
+        self.f_parameters = f("parameters")
+        self.f_alias = f("alias")
 
 
 @cache
@@ -268,7 +289,7 @@ def _grammar() -> _Grammar:
     return _Grammar()
 
 
-class _Program(RouteFacts):
+class _Program(RouteFacts, ReadFacts, ModelFacts):
     def __init__(self, path: str, text: str, tree=None) -> None:
         self.path = path
         self.src = src = text.encode("utf-8", "surrogatepass")
@@ -285,6 +306,7 @@ class _Program(RouteFacts):
         self.by_local: dict[str, Import] = {}
         self.assigns: list[tuple] = []  # (name node, value node, owner scope or None)
         self.declared: list = []  # module-level names declared with a type and no value (`x: int`)
+        self.class_attrs: list[tuple] = []  # (class scope, assignment node, name node): class attributes
         self.members: list[tuple] = []  # (target node, call node, owner scope or None)
         self.withs: list[tuple] = []  # (name node, call node, owner scope or None)
         self.env_subscripts: set[str] = {"os.environ"}
@@ -690,38 +712,145 @@ class _Program(RouteFacts):
         key = n.id
         v = self.cache.get(key)
         if v is None:
-            if n.type == "dictionary":
+            ty = n.type
+            if ty == "dictionary":
                 v = self.obj(n, sc)
+            elif ty == "call" and self.is_dict_call(n):
+                v = self.dict_call(n, sc)
             else:
                 e = self.expr(n, sc)
-                v = _OtherVal(_span(n)) if e is None else _StrVal(e, _span(n))
+                if ty == "identifier" and len(e) == 1 and type(e[0]) is Ref:  # not a string: a dict?
+                    v = self.bound_dict(e[0].name, sc)
+                if v is None:
+                    v = _OtherVal(_span(n)) if e is None else _StrVal(e, _span(n))
             self.cache[key] = v
         return v
 
+    def key_span(self, k) -> Span:
+        """A string key's content, without its prefix and quotes."""
+        ch = k.children
+        if len(ch) >= 2 and ch[0].type == "string_start" and ch[-1].type == "string_end":
+            return _Span(ch[0].end_byte, ch[-1].start_byte)
+        return _span(k)
+
     def obj(self, n, sc: _Scope | None):
+        """A dict literal: the fields whose values are string-like or objects, every literal
+        key (``keys``), ``**spread`` as a ``SPREAD`` field; a key that is not a literal sets
+        ``computed`` (a dict whose keys are all such is ``OtherVal``)."""
         fields: list = []
-        pairs = 0
+        keys: list = []
+        computed = False
+        spread = False
         g = self.g
         for p in n.named_children:
-            if p.type != "pair":
+            ty = p.type
+            if ty == "dictionary_splat":
+                spread = True
+                inner = p.named_children[0] if p.named_child_count else None
+                fields.append((SPREAD, self.spread(inner, sc) if inner is not None else _OtherVal(_span(p))))
                 continue
-            pairs += 1
+            if ty != "pair":
+                continue
             k = p.child_by_field_id(g.f_key)
             v = p.child_by_field_id(g.f_value)
             key = self.literal(k) if k is not None else None
-            if key is None or v is None:
+            if key is None:
+                computed = True
                 continue
-            if v.type == "dictionary":
+            keys.append(_Key(key, self.key_span(k), False))
+            if v is None:
+                continue
+            vt = v.type
+            if vt == "dictionary":
                 fields.append((key, self.obj(v, sc)))
+            elif vt == "call" and self.is_dict_call(v):
+                fields.append((key, self.dict_call(v, sc)))
             else:
                 e = self.expr(v, sc)
                 if e is not None:
                     fields.append((key, _StrVal(e, _span(v))))
-        if pairs and not fields and all(
-            self.literal(p.child_by_field_id(g.f_key)) is None for p in n.named_children if p.type == "pair"
-        ):
+        if computed and not keys and not spread:
             return _OtherVal(_span(n))
-        return _ObjVal(tuple(fields), _span(n))
+        return _ObjVal(tuple(fields), _span(n), tuple(keys), computed)
+
+    def spread(self, n, sc: _Scope | None):
+        """What ``**n`` spreads: an object seen here, a parameter (``StrVal`` of one ``Arg``),
+        else ``OtherVal``."""
+        v = self.value(n, sc)
+        if type(v) is ObjVal or (type(v) is StrVal and len(v.expr) == 1 and type(v.expr[0]) is Arg):
+            return v
+        return _OtherVal(_span(n))
+
+    def is_dict_call(self, n) -> bool:
+        """``dict(...)``, the builtin (not rebound in the file)."""
+        fn = n.child_by_field_id(self.g.f_function)
+        return (fn is not None and fn.type == "identifier" and self.t(fn) == "dict"
+                and "dict" not in self.by_local and "dict" not in self.module.counts)
+
+    def dict_call(self, n, sc: _Scope | None):
+        """``dict(a=1, b=x)`` as an object: its keywords are its keys (spans the names); a
+        positional mapping or ``**x`` is a spread."""
+        g = self.g
+        args = n.child_by_field_id(g.f_arguments)
+        fields: list = []
+        keys: list = []
+        for c in args.named_children if args is not None else ():
+            ty = c.type
+            if ty == "keyword_argument":
+                k = c.child_by_field_id(g.f_name)
+                v = c.child_by_field_id(g.f_value)
+                if k is None or v is None:
+                    continue
+                name = self.t(k)
+                keys.append(_Key(name, _span(k), False))
+                vt = v.type
+                if vt == "dictionary":
+                    fields.append((name, self.obj(v, sc)))
+                elif vt == "call" and self.is_dict_call(v):
+                    fields.append((name, self.dict_call(v, sc)))
+                else:
+                    e = self.expr(v, sc)
+                    if e is not None:
+                        fields.append((name, _StrVal(e, _span(v))))
+            elif ty == "dictionary_splat":
+                inner = c.named_children[0] if c.named_child_count else None
+                fields.append((SPREAD, self.spread(inner, sc) if inner is not None else _OtherVal(_span(c))))
+            elif ty == "list_splat":
+                fields.append((SPREAD, _OtherVal(_span(c))))
+            elif ty != "comment":  # `dict(base, x=1)`: the mapping's keys
+                fields.append((SPREAD, self.spread(c, sc)))
+        return _ObjVal(tuple(fields), _span(n), tuple(keys), False)
+
+    def bound_dict(self, name: str, sc: _Scope | None):
+        """A name bound once in its function (or, at module level, in the module) to a dict
+        literal or ``dict(...)``: that object; ``computed`` when the name is written anywhere
+        else in the function than its binding and here (it may be changed: ``payload["x"] =
+        1``, ``payload.update(...)``, passed to a helper). None otherwise."""
+        if sc is None:
+            names = self.module
+        elif sc.func is sc:
+            names = sc
+        else:
+            return None
+        bound = names.values.get(name)
+        if bound is None or names.counts.get(name) != 1:
+            return None
+        ty = bound.type
+        if ty == "dictionary":
+            v = self.obj(bound, sc)
+        elif ty == "call" and self.is_dict_call(bound):
+            v = self.dict_call(bound, sc)
+        else:
+            return None
+        if type(v) is not ObjVal:
+            return None
+        # the mentions from its binding on (at module level, a function defined above that
+        # changes it runs later: not seen)
+        start = sc.start if sc is not None else bound.start_byte - len(name.encode("utf-8"))
+        end = sc.end if sc is not None else len(self.src)
+        if not v.computed and self.mentions(name, max(start, 0), end) > 2:
+            v = _ObjVal(v.fields, v.span, v.keys, True)
+        return v
 
     # ------------------------------------------------------------------ extraction
     def run(self) -> FileFacts:
@@ -795,8 +924,11 @@ class _Program(RouteFacts):
         for kind, caps in bindings:
             if kind == "declare":
                 name_node = caps["declare.name"][0]
-                if innermost(name_node.start_byte) is None:
+                owner = innermost(name_node.start_byte)
+                if owner is None:
                     self.declared.append(name_node)
+                elif owner.is_class:
+                    self.class_attrs.append((owner, name_node.parent, name_node))
             elif kind == "assign":
                 name_node = caps["assign.name"][0]
                 owner = innermost(name_node.start_byte)
@@ -807,6 +939,8 @@ class _Program(RouteFacts):
                 value = caps["assign.value"][0]
                 target.values.setdefault(name, value)
                 self.assigns.append((name_node, name, value, owner))
+                if owner is not None and owner.is_class:
+                    self.class_attrs.append((owner, caps["assign"][0], name_node))
             elif kind == "rebind":
                 n = caps["rebind"][0]
                 owner = innermost(n.start_byte)
@@ -828,7 +962,7 @@ class _Program(RouteFacts):
         return _FileFacts(self.path, "python", tuple(imports), (), tuple(definitions), tuple(functions),
                           tuple(constants), tuple(clients), tuple(calls), tuple(routes), (),
                           mounts=tuple(mounts), open_exports=open_exports, all_names=all_names,
-                          views=tuple(views))
+                          views=tuple(views), data_models=self.data_models())
 
     def own_names(self) -> tuple[bool, tuple[str, ...] | None]:
         """(whether a module-level ``__getattr__`` opens the module's names, its literal
@@ -1145,7 +1279,7 @@ class _Program(RouteFacts):
         if not _DOTTED.fullmatch(callee):
             callee = _WS.sub("", callee)
         return _CallSite(callee, _span(call), tuple(args), tuple(kwargs),
-                         fscope.qual if fscope is not None else None)
+                         fscope.qual if fscope is not None else None, self.reads(call, sc))
 
 
 def _guarded(imp: Import, guards: list[tuple[int, int]]) -> Import:

@@ -78,6 +78,7 @@ Decisions the model leaves open:
   functions decorated with ``@api_view([...])``, ``@require_http_methods([...])``,
   ``@require_GET``/``@require_POST``/``@require_safe``: their methods.
 * Calls recorded as routes or mounts are not also call sites.
+* ``Route.body_model`` (a decorated handler's request model): ``python_models.py``.
 """
 
 from __future__ import annotations
@@ -324,8 +325,10 @@ class RouteFacts:
             handler = caps["route.handler"][0]
             router = owner if _IDENT.fullmatch(owner) else None
             span, name, name_span = _span(path_node), t(handler), _span(handler)
+            body = self.body_model(handler.parent, framework, full)  # python_models.py
             for m in methods:
-                routes.append(Route(m, full, span, framework, router, prefix, name, name_span, unresolved))
+                routes.append(Route(m, full, span, framework, router, prefix, name, name_span, unresolved,
+                                    body_model=body))
             route_calls.add(call.id)
         return routes, route_calls
 

@@ -22,7 +22,8 @@
 ;                     for ImportError / ModuleNotFoundError / Exception / BaseException (also
 ;                     in a tuple, with `as e`) or a bare `except:`; the block of `if
 ;                     TYPE_CHECKING:` / `if typing.TYPE_CHECKING:`
-;   assign            an assignment to a plain name (annotated or not; `x = y = v` is two)
+;   assign            an assignment to a plain name (annotated or not; `x = y = v` is two);
+;                     in a class body also a data class's field or `model_config`
 ;   assign.name       the target identifier
 ;   assign.value      the right-hand side
 ;   member            an assignment `self.x = <call>` (client attributes)
@@ -122,7 +123,8 @@
 
 ; ---------------------------------------------------------------- bindings
 ; a name declared with a type and no value (`__version__: str` in a stub, a module-level
-; `registry: dict[str, Handler]`): it is defined, for the import checks
+; `registry: dict[str, Handler]`): it is defined, for the import checks; in a class body, an
+; annotated attribute (a data class's field: extract/python_models.py, as for `assign` below)
 ((assignment left: (identifier) @declare.name type: (_) !right) (#set! kind "declare"))
 
 ((assignment

@@ -19,6 +19,7 @@ from specward.analyzers.model import (
     ObjVal,
     OtherVal,
     Param,
+    Read,
     Ref,
     Route,
     StrVal,
@@ -613,7 +614,8 @@ def test_facts_pickle_and_compare_like_constructed_ones():
     g = pickle.loads(pickle.dumps(f))
     assert g == f and hash(g.calls) == hash(f.calls)
     c = call(f, "client.get")
-    assert c == CallSite(c.callee, c.span, c.args, c.kwargs, c.scope)
+    assert c.reads == (Read((), (), True),)  # `return client.get(...)`
+    assert c == CallSite(c.callee, c.span, c.args, c.kwargs, c.scope, c.reads)
     assert vars(c) == {"callee": "client.get", "span": c.span, "args": c.args, "kwargs": c.kwargs,
                        "scope": "get_user", "reads": c.reads}
     assert list(vars(f)) == ["path", "language", "imports", "exports", "definitions", "functions",
