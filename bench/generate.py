@@ -43,11 +43,13 @@ from __future__ import annotations
 
 import json
 import random
+import re
 import shutil
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
-GENERATOR_VERSION = 6  # 5: the import-check parts (tsconfig, barrels, packages, node_modules); 6: the backends
+GENERATOR_VERSION = 7  # 5: the import-check parts (tsconfig, barrels, packages, node_modules); 6: the backends;
+# 7: the fields (literal bodies, params objects, response reads, planted field mistakes; the schemas they need)
 DEFAULT_SEED = 20250601
 
 API_PREFIX = "/api/v2"
@@ -61,6 +63,14 @@ EDIT_MARKER = "bench:edit-target"
 # the edit target call is `api.get(`<DECLARED>`)`; the benchmark flips it to UNDECLARED
 EDIT_DECLARED = "/users/${userId}"
 EDIT_UNDECLARED = "/users/${userId}/avatarz"
+# the body-key edit target (version 7): bench/run.py deletes the second letter of the key
+# `name` in its object literal (`nme`: an unknown-field) and puts it back
+FIELD_EDIT_MARKER = "bench:field-target"
+FIELD_EDIT_KEY = "name"
+FIELD_EDIT_BLOCK = (f"// {FIELD_EDIT_MARKER}: bench/run.py renames the body key `{FIELD_EDIT_KEY}` (one keystroke) and back\n"
+                    "export async function benchFieldTarget(userName: string) {\n"
+                    f"  const {{ data }} = await api.post(`/users`, {{ {FIELD_EDIT_KEY}: userName, status: 'active' }});\n"
+                    "  return data;\n}\n")
 PHANTOM_RATE = 0.05
 
 # --------------------------------------------------------------------------- vocabulary
@@ -97,6 +107,11 @@ ADJS = ["active", "archived", "basic", "bulk", "cached", "compact", "current", "
 AREAS = ["admin", "analytics", "auth", "billing", "catalog", "checkout", "core", "crm", "dashboard", "editor",
          "growth", "inventory", "messaging", "mobile", "onboarding", "ops", "payments", "platform", "search",
          "settings", "shipping", "social", "support", "teams", "reports", "marketing", "media", "partners"]
+# the schemas' fields (version 7): what the OpenAPI records return, what their request bodies
+# take (`name` required), the paging query parameters of every list (OpenAPI and SpecDSL)
+RESPONSE_FIELDS = ("id", "name", "status", "createdAt")
+INPUT_FIELDS = ("name", "status", "note", "requestId")
+QUERY_PARAMS = ("limit", "offset", "page")
 FIELDS = ["id", "name", "status", "createdAt", "updatedAt", "total", "count", "owner", "label", "priority",
           "email", "region", "currency", "amount", "note", "kind"]
 
@@ -222,6 +237,11 @@ def render_openapi(api: Api, skip: Ep | None = None) -> str:
             op = camel(ep.method.lower(), *[s if isinstance(s, str) else "by_" + s[0] for s in ep.segs])
             lines += [f"    {ep.method.lower()}:", f"      operationId: {op}",
                       f"      summary: {ep.method} {path}", f"      tags: [{ep.resource}]"]
+            if ep.method == "GET" and isinstance(ep.segs[-1], str):  # a list: the paging parameters
+                lines.append("      parameters:")
+                for q in QUERY_PARAMS:
+                    lines += [f"        - name: {q}", "          in: query", "          required: false",
+                              "          schema:", "            type: integer"]
             if ep.method in ("POST", "PUT", "PATCH"):
                 lines += ["      requestBody:", "        required: true", "        content:",
                           "          application/json:", "            schema:",
@@ -235,11 +255,19 @@ def render_openapi(api: Api, skip: Ep | None = None) -> str:
     lines += ["components:", "  schemas:"]
     for plural, _ in OPENAPI_RESOURCES:
         res = pascal(plural)
+        # the response: a record, which also carries `items` (the code reads `res.data?.items`)
         lines += [f"    {res}:", "      type: object", "      properties:"]
-        for f in ("id", "name", "status", "createdAt"):
+        for f in RESPONSE_FIELDS:
             lines += [f"        {f}:", "          type: string"]
-        lines += [f"    {res}Input:", "      type: object", "      properties:"]
-        for f in ("name", "status"):
+        lines += ["        total:", "          type: integer",
+                  "        items:", "          type: array", "          items:",
+                  f"            $ref: \"#/components/schemas/{res}Row\""]
+        lines += [f"    {res}Row:", "      type: object", "      properties:"]
+        for f in ("id", "name", "status", "owner", "total"):
+            lines += [f"        {f}:", "          type: string"]
+        # the request body: `name` required; `requestId` is what the service modules add
+        lines += [f"    {res}Input:", "      type: object", "      required: [name]", "      properties:"]
+        for f in INPUT_FIELDS:
             lines += [f"        {f}:", "          type: string"]
     return "\n".join(lines) + "\n"
 
@@ -252,9 +280,10 @@ def render_dsl(api: Api) -> str:
         if params:
             req["params"] = params
         if ep.method in ("POST", "PATCH"):
-            req["body"] = {"amount": "number", "currency": "string", "note": "string"}
+            req["body"] = {"amount": "number, required", "currency": "string", "note": "string",
+                           "requestId": "string"}
         if ep.method == "GET" and not params:
-            req["query"] = {"limit": "number", "offset": "number"}
+            req["query"] = {q: "number" for q in QUERY_PARAMS}
         endpoints.append({
             "id": f"EP-{i:03d}", "method": ep.method, "path": ep.dsl_path(),
             "description": f"{ep.method} {ep.resource}", "auth": ep.method != "GET",
@@ -358,6 +387,177 @@ def ts_params(plan: CallPlan, typed: bool, extra: list[str] = ()) -> str:
     return ", ".join(f"{n}: string" if typed else n for n in names)
 
 
+# --------------------------------------------------------------------------- fields (version 7)
+# What matched calls send and read, checked against the schemas (issue 14): object-literal
+# bodies, `params` objects, reads of the response in the same function; and the PLANTED
+# mistakes, one finding each, recorded in `Manifest.field_phantoms`. Every choice here draws
+# from a generator of its own (seeded by the workspace seed and the file's path), never from
+# the one of the calls: the calls, their methods, paths and statuses are those of version 6.
+
+FIELD_CODES = ("unknown-field", "missing-field", "unknown-parameter", "missing-parameter", "unknown-response-field")
+FIELD_BODY_RATE = 0.5  # of the matched calls with a body, in the styles that write one inline
+FIELD_PARAMS_RATE = 0.4  # of the matched list GETs (no query string in the URL)
+FIELD_READS_RATE = 0.5  # of the matched OpenAPI calls with a response body
+# of those: the share with a planted mistake (each kind one finding at one line)
+PLANT_UNKNOWN_FIELD, PLANT_MISSING_FIELD, PLANT_UNKNOWN_PARAM, PLANT_UNKNOWN_READ = 0.12, 0.08, 0.15, 0.12
+
+# a body or parameter set: (key, value), the value ("var", name) | ("str", text) | ("num", text)
+_V = lambda n: ("var", n)  # noqa: E731
+_S = lambda t: ("str", t)  # noqa: E731
+_N = lambda t: ("num", t)  # noqa: E731
+BODIES = {  # by contract: (valid ones, planted unknown fields (one each, near a declared one), planted missing)
+    "openapi": ([[("name", _V("name")), ("status", _S("active"))],
+                 [("name", _V("name")), ("status", _S("draft")), ("note", _S("created in the app"))],
+                 [("name", _V("name"))]],
+                [[("name", _V("name")), ("stauts", _S("active"))],
+                 [("name", _V("name")), ("status", _S("draft")), ("notes", _S("created in the app"))],
+                 [("nmae", _V("name")), ("status", _S("active"))]],
+                [("status", _S("active")), ("note", _S("created in the app"))]),  # no `name`
+    "dsl": ([[("amount", _V("amount")), ("currency", _S("EUR"))],
+             [("amount", _V("amount")), ("currency", _S("EUR")), ("note", _S("monthly run"))]],
+            [[("amount", _V("amount")), ("curency", _S("EUR"))],
+             [("amount", _V("amount")), ("currency", _S("EUR")), ("notes", _S("monthly run"))]],
+            [("currency", _S("EUR")), ("note", _S("monthly run"))]),  # no `amount`
+}
+PARAMS_VALID = [[("limit", _V("limit")), ("offset", _V("offset"))], [("limit", _V("limit"))],
+                [("page", _V("page")), ("limit", _N("50"))]]
+PARAMS_UNKNOWN = [[("limit", _V("limit")), ("pageSize", _N("20"))],
+                  [("limit", _V("limit")), ("offset", _V("offset")), ("sort", _S("name"))],
+                  [("limt", _V("limit"))]]
+PY_PARAMS_UNKNOWN = [[("limit", _V("limit")), ("per_page", _N("50"))],
+                     [("limit", _V("limit")), ("offset", _V("offset")), ("sort", _S("name"))],
+                     [("page_size", _N("20"))]]
+READS_VALID = list(RESPONSE_FIELDS)
+READS_UNKNOWN = ["ownerName", "createdOn", "statusCode", "displayName", "updatedAt"]
+VAR_TYPES = {"name": ("string", "str"), "amount": ("number", "float"), "limit": ("number", "int = 50"),
+             "offset": ("number", "int = 0"), "page": ("number", "int = 1")}
+
+
+def ts_object(pairs: list) -> str:
+    out = []
+    for k, (kind, v) in pairs:
+        out.append(k if kind == "var" and k == v else f"{k}: {v}" if kind != "str" else f"{k}: '{v}'")
+    return "{ " + ", ".join(out) + " }"
+
+
+def py_dict(pairs: list) -> str:
+    return "{" + ", ".join(f'"{k}": ' + (v if kind != "str" else f'"{v}"') for k, (kind, v) in pairs) + "}"
+
+
+@dataclass
+class FieldPlan:
+    """What one call sends and reads (None: as in version 6)."""
+
+    body: list | None = None
+    params: list | None = None
+    read: str | None = None
+    planted: list = field(default_factory=list)  # (code, what) of this call's planted mistakes
+
+    @property
+    def vars(self) -> list[str]:
+        out: list[str] = []
+        for k, (kind, v) in (self.body or []) + (self.params or []):
+            if kind == "var" and v not in out:
+                out.append(v)
+        return out
+
+
+class FieldGen:
+    """Decides the fields of each call and records where the planted mistakes are."""
+
+    def __init__(self, seed: int) -> None:
+        self.seed = seed
+        self.rng = random.Random(seed)
+        self.pending: list[tuple[str, str, str]] = []  # (needle, code, about) of the block being written
+        self.bound: list[tuple[str, int, str, str, str]] = []  # (block, line in block, code, about, needle)
+        self.planted: list[dict] = []
+        self.sites = {"bodies": 0, "params": 0, "reads": 0}
+        self.extra = 0  # characters the fields added to the current file's call blocks
+
+    def start(self, rel: str) -> None:
+        self.rng = random.Random(f"{self.seed}:fields:{rel}")
+        self.bound = []
+        self.extra = 0
+
+    def same_draws(self, rng: random.Random, plain, with_fields) -> str:
+        """``with_fields()``, drawing from ``rng`` exactly what ``plain()`` (the version 6 block)
+        draws; the difference in length is kept in ``extra``, so that the file's filler (sized
+        by length) is the same, and with it every later draw of the calls' generator."""
+        state = rng.getstate()
+        base = plain()
+        after = rng.getstate()
+        rng.setstate(state)
+        text = with_fields()
+        if rng.getstate() != after:
+            raise AssertionError("the field content drew from the calls' generator")
+        self.extra += len(text) - len(base)
+        return text
+
+    def plan(self, plan: CallPlan, path: str, *, body: bool, params: bool, reads: bool, py: bool = False) -> FieldPlan:
+        fp = FieldPlan()
+        if plan.status != "matched":
+            return fp
+        r, ep = self.rng, plan.ep
+        if body and plan.method in ("POST", "PUT", "PATCH") and r.random() < FIELD_BODY_RATE:
+            valid, unknown, missing = BODIES[ep.kind]
+            roll = r.random()
+            if roll < PLANT_UNKNOWN_FIELD:
+                fp.body = r.choice(unknown)
+                fp.planted.append(("unknown-field", next(k for k, _ in fp.body if k not in INPUT_FIELDS + (
+                    "amount", "currency"))))
+            elif roll < PLANT_UNKNOWN_FIELD + PLANT_MISSING_FIELD:
+                fp.body = missing
+                fp.planted.append(("missing-field", "name" if ep.kind == "openapi" else "amount"))
+            else:
+                fp.body = r.choice(valid)
+            self.sites["bodies"] += 1
+        complete = ep.kind == "openapi" or plan.segs == ep.route_prefix  # the operation lists its query parameters
+        if (params and plan.method == "GET" and "?" not in path and isinstance(plan.segs[-1], str) and complete
+                and r.random() < FIELD_PARAMS_RATE):
+            if r.random() < PLANT_UNKNOWN_PARAM:
+                fp.params = r.choice(PY_PARAMS_UNKNOWN if py else PARAMS_UNKNOWN)
+                fp.planted.append(("unknown-parameter", next(k for k, _ in fp.params if k not in QUERY_PARAMS)))
+            else:
+                fp.params = r.choice(PARAMS_VALID)
+            self.sites["params"] += 1
+        if reads and ep.kind == "openapi" and plan.method != "DELETE" and r.random() < FIELD_READS_RATE:
+            if r.random() < PLANT_UNKNOWN_READ:
+                fp.read = r.choice(READS_UNKNOWN)
+                fp.planted.append(("unknown-response-field", fp.read))
+            else:
+                fp.read = r.choice(READS_VALID)
+            self.sites["reads"] += 1
+        return fp
+
+    def plant(self, fp: FieldPlan, needles: dict[str, str]) -> None:
+        """The planted mistakes of ``fp``, each found in its block by ``needles[code]`` (text
+        on the line of the finding)."""
+        for code, about in fp.planted:
+            self.pending.append((needles[code], code, about))
+
+    def bind(self, block: str) -> None:
+        for needle, code, about in self.pending:
+            i = block.find(needle)
+            if i < 0:
+                raise AssertionError(f"planted {code}: {needle!r} not in its block")
+            self.bound.append((block, block.count("\n", 0, i), code, about, needle))
+        self.pending = []
+
+    def place(self, rel: str, first_line: int, blocks: list[str], joiner: str) -> None:
+        """Lines of the planted mistakes of one file: its ``blocks`` joined by ``joiner``,
+        the first one starting at 1-based line ``first_line``."""
+        line, left = first_line, list(self.bound)
+        for b in blocks:
+            for entry in [e for e in left if e[0] is b]:
+                left.remove(entry)
+                self.planted.append({"file": rel, "line": line + entry[1], "code": entry[2], "about": entry[3],
+                                     "text": entry[4]})
+            line += b.count("\n") + joiner.count("\n")
+        if left:
+            raise AssertionError(f"{rel}: {len(left)} planted field mistake(s) in no block")
+        self.bound = []
+
+
 # --------------------------------------------------------------------------- TS / JS files
 
 
@@ -369,6 +569,7 @@ class Ctx:
     lang: str  # ts tsx js jsx
     stem: str
     imports_needed: set = field(default_factory=set)
+    fields: FieldGen | None = None  # None: no field content (the service modules of CALLS_FILES)
 
     @property
     def typed(self) -> bool:
@@ -385,6 +586,23 @@ def _query_params(path: str, typed: bool) -> list[str]:
 
 def ts_call_block(ctx: Ctx, plan: CallPlan | None = None) -> str:
     """One exported function/class/component containing one HTTP call."""
+    if ctx.fields is None:
+        return _ts_call_block(ctx, plan)
+    plan = plan or plan_call(ctx.rng, ctx.api, ctx.expect)
+    text = ctx.fields.same_draws(ctx.rng, lambda: _ts_call_block(replace(ctx, fields=None), plan),
+                                 lambda: _ts_call_block(ctx, plan))
+    ctx.fields.bind(text)
+    return text
+
+
+def _ts_sig(params: list[str], typed: bool) -> str:
+    if not typed:
+        return ", ".join(params)
+    return ", ".join(f"{p}: {'Record<string, unknown>' if p == 'payload' else VAR_TYPES.get(p, ('string',))[0]}"
+                     for p in params)
+
+
+def _ts_call_block(ctx: Ctx, plan: CallPlan | None = None) -> str:
     rng, typed = ctx.rng, ctx.typed
     plan = plan or plan_call(rng, ctx.api, ctx.expect)
     path = ts_path(plan, rng)
@@ -404,6 +622,18 @@ def ts_call_block(ctx: Ctx, plan: CallPlan | None = None) -> str:
                         [26, 24, 14, 10, 8, 10, 8 if ctx.jsx else 0])[0]
     if style == "fetch-routes" and plan.segs[: len(plan.ep.route_prefix)] != plan.ep.route_prefix:
         style = "fetch-const"
+    fetching = style in ("fetch-const", "fetch-literal", "fetch-routes")
+    fp = (ctx.fields.plan(plan, path, body=style in ("axios", "class") or fetching, params=style in ("axios", "class"),
+                          reads=style == "axios" or fetching)
+          if ctx.fields is not None else FieldPlan())
+    if fp.body is not None or fp.params is not None:
+        sig_params = plan.params + qp + fp.vars + (["payload"] if body_arg and fp.body is None else [])
+        sig = _ts_sig(sig_params, typed)
+    body_text = ts_object(fp.body) if fp.body is not None else "payload"
+    cfg = f", {{ params: {ts_object(fp.params)} }}" if fp.params is not None else ""
+    needles = {"unknown-field": body_text, "missing-field": body_text,
+               "unknown-parameter": ts_object(fp.params) if fp.params is not None else "",
+               "unknown-response-field": f".{fp.read}"}
     doc = f"/** {plan.method} {path.split('?')[0]} — {rng.choice(DOC_PHRASES)} */\n"
     if style == "wrapper":
         fn = {"GET": "get", "POST": "post", "PUT": "put", "PATCH": "patch", "DELETE": "del"}[plan.method]
@@ -416,7 +646,15 @@ def ts_call_block(ctx: Ctx, plan: CallPlan | None = None) -> str:
     if style == "axios":
         ctx.imports_needed.add(("http", "api"))
         verb = plan.method.lower()
-        call = f"api.{verb}(`{path}`" + (", payload)" if body_arg else ")")
+        call = f"api.{verb}(`{path}`" + (f", {body_text}" if body_arg else "") + cfg + ")"
+        if fp.read is not None:  # the response read where it arrives: `const { data } = await api.get(...)`
+            ctx.fields.plant(fp, {**needles, "unknown-response-field": f"data.{fp.read}"})
+            return (doc + f"export async function {fname}({sig}){ret} {{\n"
+                    f"  const {{ data }} = await {call};\n"
+                    f"  if (!data.{fp.read}) {{\n    throw new Error('{fname}: the response has no {fp.read}');\n  }}\n"
+                    "  return data;\n}\n")
+        if ctx.fields is not None:
+            ctx.fields.plant(fp, needles)
         return (doc + f"export async function {fname}({sig}){ret} {{\n"
                 f"  const res = await {call};\n"
                 f"  if (res.status >= 400) {{\n    throw new Error(`{fname} failed with ${{res.status}}`);\n  }}\n"
@@ -442,17 +680,32 @@ def ts_call_block(ctx: Ctx, plan: CallPlan | None = None) -> str:
             init.append(f"method: '{plan.method}'")
         init.append("headers: { 'Content-Type': 'application/json', Accept: 'application/json' }")
         if body_arg:
-            init.append("body: JSON.stringify(payload)")
+            init.append(f"body: JSON.stringify({body_text})")
         opts = "{\n    " + ",\n    ".join(init) + ",\n  }"
-        return (doc + f"export async function {fname}({sig}){ret} {{\n"
+        head = (doc + f"export async function {fname}({sig}){ret} {{\n"
                 f"  const res = await fetch({url}, {opts});\n"
-                f"  if (!res.ok) {{\n    throw new Error(`{fname}: HTTP ${{res.status}}`);\n  }}\n"
-                f"  return res.json();\n}}\n")
+                f"  if (!res.ok) {{\n    throw new Error(`{fname}: HTTP ${{res.status}}`);\n  }}\n")
+        if fp.read is None:
+            if ctx.fields is not None:
+                ctx.fields.plant(fp, needles)
+            return head + "  return res.json();\n}\n"
+        f = fp.read
+        if ctx.fields.rng.random() < 0.5:  # bound once, then read
+            ctx.fields.plant(fp, {**needles, "unknown-response-field": f"body.{f}"})
+            return (head + "  const body = await res.json();\n"
+                    f"  if (!body.{f}) {{\n    throw new Error(`{fname}: the response has no {f}`);\n  }}\n"
+                    "  return body;\n}\n")
+        ctx.fields.plant(fp, {**needles, "unknown-response-field": f"(await res.json()).{f}"})
+        return (head + f"  const {f}Value = (await res.json()).{f};\n"
+                f"  if ({f}Value === undefined) {{\n    throw new Error(`{fname}: the response has no {f}`);\n  }}\n"
+                f"  return {f}Value;\n}}\n")
     if style == "class":
         ctx.imports_needed.add(("http", "api"))
         cls = pascal(rng.choice(ADJS), words[0] if words else "item", "service")
         verb = plan.method.lower()
-        call = f"api.{verb}(`{path}`" + (", payload)" if body_arg else ")")
+        call = f"api.{verb}(`{path}`" + (f", {body_text}" if body_arg else "") + cfg + ")"
+        if ctx.fields is not None:
+            ctx.fields.plant(fp, needles)
         field_t = "private readonly cache = new Map<string, unknown>();" if typed else "cache = new Map();"
         ctor = "constructor(private readonly tenant: string) {}" if typed else "constructor(tenant) {\n    this.tenant = tenant;\n  }"
         return (f"/** Service for {' '.join(words)}; caches responses per key. */\n"
@@ -605,11 +858,13 @@ def sibling_export(stem: str) -> str:
 
 
 def gen_ts_file(rng: random.Random, api: Api, expect: Expect, rel: str, lang: str, stem: str,
-                folder_stems: list[str], target_size: int) -> str:
-    ctx = Ctx(rng, api, expect, lang, stem)
+                folder_stems: list[str], target_size: int, fields: FieldGen | None = None) -> str:
+    ctx = Ctx(rng, api, expect, lang, stem, fields=fields)
+    if fields is not None:
+        fields.start(rel)
     n_calls = rng.randint(3, 6)
     blocks = [ts_call_block(ctx) for _ in range(n_calls)]
-    size = sum(map(len, blocks))
+    size = sum(map(len, blocks)) - (fields.extra if fields is not None else 0)  # as in version 6
     i = 0
     while size < target_size - 600:
         b = ts_filler_block(ctx, i)
@@ -623,13 +878,38 @@ def gen_ts_file(rng: random.Random, api: Api, expect: Expect, rel: str, lang: st
     meta_t = ": { name: string; version: number; uses: string[] }" if ctx.typed else ""
     uses = ", ".join(f"{e}.name" for _, e in siblings)
     meta = f"export const {sibling_export(stem)}{meta_t} = {{ name: '{stem}', version: {rng.randint(1, 9)}, uses: [{uses}] }};\n"
-    return header + imports + "\n" + meta + "\n" + "\n".join(blocks)
+    prefix = header + imports + "\n" + meta + "\n"
+    if fields is not None:
+        fields.place(rel, prefix.count("\n") + 1, blocks, "\n")
+    return prefix + "\n".join(blocks)
 
 
 # --------------------------------------------------------------------------- Python files
 
 
-def py_call_block(rng: random.Random, api: Api, expect: Expect, needs: set, plan: CallPlan | None = None) -> str:
+def py_call_block(rng: random.Random, api: Api, expect: Expect, needs: set, plan: CallPlan | None = None,
+                  fields: FieldGen | None = None) -> str:
+    holder: list[tuple[FieldPlan, str]] = []
+    if fields is None:
+        return _py_call_block(rng, api, expect, needs, plan, None, holder)
+    plan = plan or plan_call(rng, api, expect)
+    text = fields.same_draws(rng, lambda: _py_call_block(rng, api, expect, needs, plan, None, []),
+                             lambda: _py_call_block(rng, api, expect, needs, plan, fields, holder))
+    fp, fname = holder[0]
+    if fp.read is not None:  # `resp.json()["field"]` read before the function returns the body
+        m = re.search(r"\n( +)return resp\.json\(\)\n", text)
+        ind = m[1]
+        read = f'{ind}log.debug("{fname}: %s", resp.json()["{fp.read}"])\n'
+        text = text[:m.start() + 1] + read + text[m.start() + 1:]
+        fields.extra += len(read)
+    fields.plant(fp, {"unknown-field": "json=", "missing-field": "json=", "unknown-parameter": "params=",
+                      "unknown-response-field": f'resp.json()["{fp.read}"]'})
+    fields.bind(text)
+    return text
+
+
+def _py_call_block(rng: random.Random, api: Api, expect: Expect, needs: set, plan: CallPlan | None,
+                   fields: FieldGen | None, holder: list) -> str:
     plan = plan or plan_call(rng, api, expect)
     path = py_path(plan, rng)
     words = [s for s in plan.segs if isinstance(s, str)]
@@ -641,6 +921,14 @@ def py_call_block(rng: random.Random, api: Api, expect: Expect, needs: set, plan
     style = rng.choices(["requests", "httpx-client", "httpx-async", "session", "request-method"], [40, 20, 10, 20, 10])[0]
     m = plan.method.lower()
     js = ", json=payload" if body else ""
+    if fields is not None:
+        fp = fields.plan(plan, path, body=True, params=True, reads=True, py=True)
+        holder.append((fp, fname))
+        if fp.body is not None or fp.params is not None:
+            sig = ", ".join([f"{p}: str" for p in params] + [f"{v}: {VAR_TYPES[v][1]}" for v in fp.vars]
+                            + (["payload: dict"] if body and fp.body is None else []))
+            js = ((f", json={py_dict(fp.body) if fp.body is not None else 'payload'}" if body else "")
+                  + (f", params={py_dict(fp.params)}" if fp.params is not None else ""))
     doc = f'    """{plan.method} {path.split("?")[0]}: {rng.choice(DOC_PHRASES)}."""\n'
     if style == "requests":
         needs.add("requests")
@@ -712,11 +1000,13 @@ def py_filler_block(rng: random.Random, i: int) -> str:
 
 
 def gen_py_file(rng: random.Random, api: Api, expect: Expect, rel: str, stem: str, folder_stems: list[str],
-                pkg: str, target_size: int) -> str:
+                pkg: str, target_size: int, fields: FieldGen | None = None) -> str:
     needs: set = set()
+    if fields is not None:
+        fields.start(rel)
     n_calls = rng.randint(3, 6)
-    blocks = [py_call_block(rng, api, expect, needs) for _ in range(n_calls)]
-    size = sum(map(len, blocks))
+    blocks = [py_call_block(rng, api, expect, needs, fields=fields) for _ in range(n_calls)]
+    size = sum(map(len, blocks)) - (fields.extra if fields is not None else 0)  # as in version 6
     i = 0
     while size < target_size - 500:
         b = py_filler_block(rng, i)
@@ -738,7 +1028,10 @@ def gen_py_file(rng: random.Random, api: Api, expect: Expect, rel: str, stem: st
     if "from pyclient.config import BASE, TIMEOUT" not in lines:
         lines.append(f'BASE = "{PY_BASE}"')
     lines += [f"{stem.upper()}_VERSION = {rng.randint(1, 9)}", "log = logging.getLogger(__name__)", "", ""]
-    return "\n".join(lines) + "\n\n".join(blocks)
+    prefix = "\n".join(lines)
+    if fields is not None:
+        fields.place(rel, prefix.count("\n") + 1, blocks, "\n\n")
+    return prefix + "\n\n".join(blocks)
 
 
 # --------------------------------------------------------------------------- fixed modules
@@ -814,9 +1107,12 @@ TIMEOUT = 10.0
 '''
 
 
-def gen_big_ts(rng: random.Random, api: Api, expect: Expect) -> tuple[str, int]:
-    """~2,000 lines, ~100 calls, 2+ phantoms, one edit target. Returns (text, calls)."""
-    ctx = Ctx(rng, api, expect, "ts", "big")
+def gen_big_ts(rng: random.Random, api: Api, expect: Expect, fields: FieldGen | None = None) -> tuple[str, int]:
+    """~2,000 lines, ~100 calls, 2+ phantoms, one edit target (and, with ``fields``, the
+    body-key edit target after it). Returns (text, calls)."""
+    ctx = Ctx(rng, api, expect, "ts", "big", fields=fields)
+    if fields is not None:
+        fields.start(BIG_REL)
     ctx.imports_needed |= {("http", "api"), ("request", "get"), ("config", "API_BASE")}
     blocks = []
     calls = 0
@@ -834,8 +1130,14 @@ def gen_big_ts(rng: random.Random, api: Api, expect: Expect) -> tuple[str, int]:
               f"  const res = await api.get(`{EDIT_DECLARED}`);\n"
               "  return res.data;\n}\n")
     blocks.insert(len(blocks) // 2, target)
+    if fields is not None:  # the body-key edit target (version 7), right after the edit target
+        expect.add("matched")
+        calls += 1
+        blocks.insert(blocks.index(target) + 1, FIELD_EDIT_BLOCK)
     body = "\n".join(blocks)
     head = "// src/big/big.ts: the generated 'everything' module (bench edit target).\n" + ts_imports(ctx, BIG_REL, []) + "\n"
+    if fields is not None:
+        fields.place(BIG_REL, head.count("\n") + 1, blocks, "\n")
     text = head + body
     n = text.count("\n")
     i = 1000
@@ -1396,6 +1698,10 @@ class Manifest:
     flag_export: str = FLAG_EXPORT
     flag_importers: list = field(default_factory=list)
     routes: int = 0  # the backends' routes (gen_backends): each implements one contract entry
+    # the field checks (version 7): the planted mistakes ({file, line (1-based), code, about}),
+    # one finding each; and how many calls send a literal body / a params object / read the response
+    field_phantoms: list = field(default_factory=list)
+    field_sites: dict = field(default_factory=dict)
 
 
 def _folders(rng: random.Random, count: int, top: str, depth_words: list[str]) -> list[str]:
@@ -1443,7 +1749,8 @@ def generate(root: Path, n: int, seed: int = DEFAULT_SEED) -> Manifest:
     files["pyclient/config.py"] = CONFIG_PY
     backend, n_routes = gen_backends(api)
     files.update(backend)
-    big_text, big_calls = gen_big_ts(random.Random(seed + 1), api, expect)
+    fields = FieldGen(seed)
+    big_text, big_calls = gen_big_ts(random.Random(seed + 1), api, expect, fields)
     files[BIG_REL] = big_text
     calls_files = {}
     for k, (rel, n_lines) in enumerate(CALLS_FILES.items()):
@@ -1472,7 +1779,7 @@ def generate(root: Path, n: int, seed: int = DEFAULT_SEED) -> Manifest:
             k += 1
             lang = ("tsx" if rng.random() < 0.25 else "ts") if base == "ts" else ("jsx" if rng.random() < 0.3 else "js")
             rel = f"{folder}/{stem}.{lang}"
-            files[rel] = gen_ts_file(rng, api, expect, rel, lang, stem, stems, _target_size(rng))
+            files[rel] = gen_ts_file(rng, api, expect, rel, lang, stem, stems, _target_size(rng), fields)
             web.append(rel)
     py_sizes = _split(n_py, rng)
     py_dirs = _folders(rng, len(py_sizes), "pyclient", NOUNS)
@@ -1485,10 +1792,18 @@ def generate(root: Path, n: int, seed: int = DEFAULT_SEED) -> Manifest:
         pkg = folder.replace("/", ".")
         for stem in stems:
             rel = f"{folder}/{stem}.py"
-            files[rel] = gen_py_file(rng, api, expect, rel, stem, stems, pkg, _target_size(rng))
+            files[rel] = gen_py_file(rng, api, expect, rel, stem, stems, pkg, _target_size(rng), fields)
     files[OPENAPI_REL] = render_openapi(api)
     files[DSL_REL] = render_dsl(api)
+    planted_in = {p["file"] for p in fields.planted}
+    lines_before = {rel: files[rel].count("\n") for rel in planted_in}
     import_phantoms, flag_importers = add_import_parts(files, web, n, seed)
+    for p in fields.planted:  # the import lines went in above every call block: shift by their number
+        p["line"] += files[p["file"]].count("\n") - lines_before[p["file"]]
+        got = files[p["file"]].split("\n")[p["line"] - 1]
+        if p.pop("text") not in got:
+            raise AssertionError(f"planted {p['code']} not at {p['file']}:{p['line']}: {got!r}")
+    field_phantoms = sorted(fields.planted, key=lambda p: (p["file"], p["line"], p["code"]))
     total_bytes = 0
     by_lang: dict[str, int] = {}
     for rel, text in files.items():
@@ -1507,7 +1822,8 @@ def generate(root: Path, n: int, seed: int = DEFAULT_SEED) -> Manifest:
     sources = sum(by_lang.values())
     return Manifest(n, seed, GENERATOR_VERSION, sources, total_bytes, dict(sorted(by_lang.items())),
                     asdict(expect), big_calls=big_calls, calls_files=calls_files,
-                    import_phantoms=import_phantoms, flag_importers=flag_importers, routes=n_routes)
+                    import_phantoms=import_phantoms, flag_importers=flag_importers, routes=n_routes,
+                    field_phantoms=field_phantoms, field_sites=fields.sites)
 
 
 STAMP = ".bench-stamp.json"

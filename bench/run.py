@@ -200,14 +200,17 @@ out = {
     "contract_findings": [f.message for c in idx.contracts.values() for f in c.findings][:5],
     "unused": len(idx.unused),
 }
-# the import checks' verdicts, as (file, 1-based line, code, message)
+# the import checks' verdicts and the field findings, as (file, 1-based line, code, message)
+from specward.analyzers.fields import FIELD_CODES
 IMPORT_CODES = ("phantom-import", "missing-export", "undeclared-dependency")
-verdicts = []
+verdicts, field_findings, texts = [], [], {}
 for f in idx.all_findings():
-    if f.code in IMPORT_CODES:
-        data = (ws / f.file).read_bytes()
-        verdicts.append((f.file, data.count(b"\n", 0, f.span.start) + 1, f.code, f.message))
+    if f.code in IMPORT_CODES or f.code in FIELD_CODES:
+        data = texts.get(f.file) or texts.setdefault(f.file, (ws / f.file).read_bytes())
+        item = (f.file, data.count(b"\n", 0, f.span.start) + 1, f.code, f.message)
+        (verdicts if f.code in IMPORT_CODES else field_findings).append(item)
 out["import_verdicts"] = sorted(verdicts)
+out["field_findings"] = sorted(field_findings)
 # the backends' routes composed across files, and the drift between them and the contracts
 composed = idx.composed_routes()
 out["routes"] = sorted({(c.method, c.path) for c in composed if c.unresolved is None})
@@ -279,6 +282,18 @@ def run_index_child(ws: Path, timeout: float, recheck: tuple[str, Path] | None =
 TSC = HERE.parent / "tests" / "imports" / "tools" / "node_modules" / ".bin" / "tsc"
 # tsc's codes for what specward calls phantom-import / missing-export (docs/imports.md)
 from specward.analyzers.codes import TSC_EQUIVALENTS as TSC_CODES  # noqa: E402
+
+
+def check_field_findings(manifest: generate.Manifest, findings: list) -> tuple[dict, list]:
+    """Per code, (planted found, planted); and the field findings that were not planted
+    (each a false alarm: the generator writes every other body, parameter set and read to
+    match the schemas). A finding is (file, 1-based line, code)."""
+    planted = {(p["file"], p["line"], p["code"]) for p in manifest.field_phantoms}
+    found = {(f, ln, c) for f, ln, c, _ in findings}
+    per_code = {c: (len({p for p in planted if p[2] == c} & found), sum(p[2] == c for p in planted))
+                for c in generate.FIELD_CODES}
+    extra = sorted(v for v in findings if (v[0], v[1], v[2]) not in planted)
+    return per_code, extra
 
 
 def check_import_verdicts(manifest: generate.Manifest, verdicts: list) -> tuple[list, list]:
@@ -566,6 +581,19 @@ class EditTarget:
     text: str
 
 
+def find_field_target(text: str) -> EditTarget | None:
+    """The key of the body-key edit target (``generate.FIELD_EDIT_MARKER``): its line and the
+    column of its second letter (the keystroke)."""
+    lines = text.split("\n")
+    for i, line in enumerate(lines):
+        if generate.FIELD_EDIT_MARKER in line:
+            for j in range(i + 1, min(i + 6, len(lines))):
+                k = lines[j].find("{ " + generate.FIELD_EDIT_KEY + ":")
+                if k >= 0:
+                    return EditTarget(j, k + 3, generate.FIELD_EDIT_KEY[1])
+    return None
+
+
 def find_edit_target(text: str) -> EditTarget:
     lines = text.split("\n")
     for i, line in enumerate(lines):
@@ -627,6 +655,33 @@ async def lsp_benchmark(ws: Path, manifest: generate.Manifest, edits: int, reque
                 wrong.append(version)
         out["edit_ms"] = latencies
         out["edit_wrong_versions"] = wrong
+
+        # the body-key edits (generator version 7): one keystroke deleting the second letter of
+        # the key `name` of an object-literal body (`nme`: unknown-field), the next putting it back
+        ft = find_field_target(text)
+        if ft is not None:
+            latencies, wrong, deleted = [], [], False
+            base = 2 + edits
+            for i in range(edits):
+                version = base + i
+                start = lsp.Position(ft.line, ft.start)
+                change = (lsp.TextDocumentContentChangePartial(range=lsp.Range(start, lsp.Position(ft.line, ft.start + 1)),
+                                                               text="")
+                          if not deleted else lsp.TextDocumentContentChangePartial(range=lsp.Range(start, start),
+                                                                                   text=ft.text))
+                fut = server.expect(uri, version)
+                t_send = time.perf_counter()
+                server.client.text_document_did_change(lsp.DidChangeTextDocumentParams(
+                    text_document=lsp.VersionedTextDocumentIdentifier(uri=uri, version=version), content_changes=[change]))
+                t_recv, diags = await server.wait(fut, edit_timeout, f"publishDiagnostics for body-key edit {i + 1} (version {version})")
+                latencies.append((t_recv - t_send) * 1000)
+                deleted = not deleted
+                on_line = [d for d in diags if d.range.start.line == ft.line and str(d.code) in generate.FIELD_CODES]
+                if [str(d.code) for d in on_line] != (["unknown-field"] if deleted else []):
+                    wrong.append(version)
+            out["field_edit_ms"] = latencies
+            out["field_edit_wrong_versions"] = wrong
+            out["field_edit_line"] = ft.line + 1
 
         out["random_edits"] = {}
         for rel in manifest.calls_files:
@@ -878,6 +933,7 @@ def run(args) -> Report:
         warm = run_index_child(ws, index_timeout, recheck=(manifest.openapi, edited))
     if warm["calls"] != cold["calls"] or warm["status"] != cold["status"]:
         raise BenchError(f"warm start found other calls than the cold index: {warm['status']} vs {cold['status']}")
+    field_per_code, field_extra = check_field_findings(manifest, cold["field_findings"])
     if warm["import_verdicts"] != cold["import_verdicts"]:
         raise BenchError(f"warm start gave other import verdicts than the cold index: {warm['import_verdicts']}")
     if warm["stats"].get("parsed_files", 0) > 0:
@@ -931,6 +987,15 @@ def run(args) -> Report:
     rep.add("edit → diagnostics p95", pct(edit, 95), "ms", 50.0)
     rep.add("edits whose diagnostics were right", len(edit) - len(live["edit_wrong_versions"]),
             also=not live["edit_wrong_versions"], target_text=f"= {len(edit)}")
+    fe = live.get("field_edit_ms")
+    if fe:
+        rep.add("body-key edit → diagnostics p50", pct(fe, 50), "ms",
+                note=f"{len(fe)} keystrokes in the key `{generate.FIELD_EDIT_KEY}` of an object-literal body, "
+                     f"{manifest.big}:{live['field_edit_line']}")
+        rep.add("body-key edit → diagnostics p95", pct(fe, 95), "ms", 50.0)
+        rep.add("body-key edits whose diagnostics were right", len(fe) - len(live["field_edit_wrong_versions"]),
+                also=not live["field_edit_wrong_versions"], target_text=f"= {len(fe)}",
+                note="an unknown-field on the line exactly when the key is misspelt")
     for rel in manifest.calls_files:
         r = live["random_edits"][rel]
         lat = r["edit_ms"]
@@ -953,6 +1018,23 @@ def run(args) -> Report:
             target_text=f"= {len(planted)}, no other",
             note=", ".join(f"{c} {by_code.get(c, 0)}" for c in generate.IMPORT_CODES)
             + "; else the run fails")
+    # the field checks (issue 14): the planted mistakes found, nothing else, on the cold index
+    if manifest.field_phantoms:
+        for code, (got, want) in field_per_code.items():
+            if want:
+                rep.add(f"field findings = planted: {code}", f"{got}/{want}", also=got == want, target_text=f"= {want}/{want}",
+                    note="cold index; " + ", ".join(
+                        f"{sum(p['code'] == code and p['file'].endswith(ext) for p in manifest.field_phantoms)} {lang}"
+                        for lang, ext in (("TS/JS", (".ts", ".tsx", ".js", ".jsx")), ("Python", (".py",)))))
+        fs = manifest.field_sites
+        rep.add("false field findings", len(field_extra), also=not field_extra, target_text="= 0",
+                note=(f"any {'/'.join(generate.FIELD_CODES)} not planted, of {fs.get('bodies', 0)} literal bodies, "
+                      f"{fs.get('params', 0)} params objects, {fs.get('reads', 0)} response reads; "
+                      + ("; ".join(f"{f}:{ln} {c}: {m}" for f, ln, c, m in field_extra[:3]) or "none")
+                      + (f"; +{len(field_extra) - 3} more (--json: details.cold.field_findings)" if len(field_extra) > 3 else "")))
+        same = warm["field_findings"] == cold["field_findings"]
+        rep.add("field findings, warm start = cold index", "yes" if same else "no", also=same, target_text="yes",
+                note=f"{len(cold['field_findings'])} findings" + ("" if same else f" cold, {len(warm['field_findings'])} warm"))
     # the backends (issue 13): every contract entry's route found with its full path, no drift
     declared = {(ep.method, (generate.API_PREFIX + ep.openapi_path()) if ep.kind == "openapi" else ep.dsl_path())
                 for ep in generate.build_api().all}
