@@ -71,7 +71,8 @@ class WorkspaceIndex(BuildSteps, UpdateSteps):
         self.mounts: dict[str, tuple[RouteMount, ...]] = {}  # routers mounted under others, per file
         self._composed: list | None = None  # routes.compose() of routes and mounts, until one changes
         self._views: dict[str, tuple] = {}  # the views (FileFacts.views) composition read, per file
-        # the data classes (FileFacts.data_models) route endpoints read their request schemas from
+        # what the data classes (FileFacts.data_models) route endpoints read their request
+        # schemas from declare, per file (without their positions)
         self._models: dict[str, tuple] = {}
         self._file_apps: tuple = ()  # the apps whose files are routes (routes_files), as last composed
         self._drift: tuple[object, object, dict[str, tuple[Finding, ...]]] | None = None  # (composed, table, per file)
@@ -303,8 +304,11 @@ class WorkspaceIndex(BuildSteps, UpdateSteps):
                 self._views[rel] = views
             else:
                 self._views.pop(rel, None)
-        models = facts.data_models
-        if models != self._models.get(rel, ()):  # a request model of a route (route_contract.py)
+        # a request model of a route (route_contract.py); what it declares, not where: an edit
+        # above a class moves it, which changes no schema (the hover's origin line may lag)
+        models = tuple((m.name, m.kind, m.bases, m.closed, m.open,
+                        tuple((f.name, f.type, f.required, f.read_only) for f in m.fields)) for m in facts.data_models)
+        if models != self._models.get(rel, ()):
             self._composed = None
             if models:
                 self._models[rel] = models

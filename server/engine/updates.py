@@ -15,7 +15,7 @@ from specward.analyzers.analyses import text_readers
 from specward.analyzers.extract import extract_edited
 from specward.analyzers.extract.incremental import edited_incrementally
 from specward.analyzers.http import HttpCall
-from specward.analyzers.model import FOLDER_EDGE, Finding, Span
+from specward.analyzers.model import FOLDER_EDGE, Finding, ObjVal, Read, Span
 
 from .parsing import extract_safely
 from .inputs import ambient_modules
@@ -225,7 +225,15 @@ class UpdateSteps:
             span, call_span = where(c.span), where(c.call_span)
             if span is None or call_span is None:
                 return None
-            return c if span == c.span and call_span == c.call_span else replace(c, span=span, call_span=call_span)
+            if span == c.span and call_span == c.call_span:
+                return c
+            if not (c.body or c.params or c.reads):
+                return replace(c, span=span, call_span=call_span)
+            try:  # what the field checks place findings on moves too
+                return replace(c, span=span, call_span=call_span, body=moved_object(c.body, where),
+                               params=moved_object(c.params, where), reads=moved_reads(c.reads, where))
+            except _Unplaced:
+                return None
 
         new_calls = [moved_call(c) for c in calls]
         new_statuses = []
@@ -241,7 +249,7 @@ class UpdateSteps:
             if call is None:
                 return False
             unmoved = call is st.call and finding is st._finding
-            new_statuses.append(st if unmoved else replace(st, call=call, _finding=finding))
+            new_statuses.append(st if unmoved else replace(st, call=call, _finding=finding, _fields=None))
         if any(c is None for c in new_calls):
             return False
         problems = self.problems.get(rel, ())  # the facts' own, moved the same way
@@ -335,3 +343,31 @@ class UpdateSteps:
         judged = (self.ardeps.get(rel, set()) | listing) - linked
         self._analyze(judged)
         return linked | judged | self._rematch(linked)
+
+
+class _Unplaced(Exception):
+    """A span an edit's move cannot place."""
+
+
+def _placed(span: Span, where) -> Span:
+    if span.start < 0:  # FOREIGN: a key a wrapper writes, in no file of its own here
+        return span
+    got = where(span)
+    if got is None:
+        raise _Unplaced
+    return got
+
+
+def moved_object(obj: ObjVal | None, where) -> ObjVal | None:
+    """A call's body or parameter object with the spans the field checks read moved: the
+    literal's, its keys', and those of the objects nested in it."""
+    if obj is None:
+        return None
+    fields = tuple((k, moved_object(v, where) if type(v) is ObjVal else v) for k, v in obj.fields)
+    keys = tuple(replace(k, span=_placed(k.span, where)) for k in obj.keys)
+    return ObjVal(fields, _placed(obj.span, where), keys, obj.computed)
+
+
+def moved_reads(reads: tuple[Read, ...], where) -> tuple[Read, ...]:
+    return tuple(Read(r.steps, tuple(_placed(sp, where) for sp in r.spans), r.returned) for r in reads)
+
