@@ -388,7 +388,8 @@ class Definition:
 class FieldDecl:
     """A field a data class declares: ``name`` as it goes on the wire (a pydantic ``alias``,
     else the attribute), ``type`` as written, ``required`` (pydantic: no default and not
-    ``Optional``; TypeScript: no ``?``), ``span`` the name in its declaration."""
+    ``Optional``; TypeScript: no ``?`` and, for a class field, no initializer), ``span`` the
+    name in its declaration."""
 
     name: str
     type: str

@@ -23,6 +23,13 @@ names expressions resolve in; ``urlexpr.merge`` joins the pieces. ``_run`` dispa
 matches by pattern kind in an if-chain (hot kinds first): a table of handler methods with
 the later phases split out measured 1-2 % slower over the benchmark workspace.
 
+What the field checks read (issue 14) comes from three modules of its own: ``ecma_values.py``
+(``ObjVal.keys``/``computed`` in ``obj``, ``JSON.stringify(x)`` and ``new URLSearchParams(x)``
+as the value of ``x`` in ``value``), ``ecma_reads.py`` (``ReadsMixin``: ``CallSite.reads``,
+computed in ``on_call`` for the call sites recorded only) and ``ecma_models.py``
+(``ModelsMixin``: ``FileFacts.data_models``, with ``queries/ecma-models-*.scm``);
+``ecma_routes.nest_body`` gives NestJS routes their ``body_model``.
+
 Spans are byte offsets into ``text.encode("utf-8")`` (plus ``base`` for the script blocks of
 Vue/Svelte components, see ``extract/components.py``). The extractor never raises: on an
 internal error it returns what it collected so far.
@@ -82,6 +89,9 @@ from tree_sitter import Node, Query, QueryCursor
 from .. import languages
 from .names import BASE_FIELD
 from .urlexpr import merge
+from .ecma_values import SEARCH_PARAMS, STRINGIFY, literal_key, passes_through
+from .ecma_reads import ReadsMixin
+from .ecma_models import ModelsMixin
 from .ecma_routes import (FUNCTION_NODES, ROUTE_METHODS_B, WRAPPERS, RoutesMixin, unwrap, resolve_options, resolve_paths,
                           with_handlers)
 from ..model import (
@@ -93,6 +103,7 @@ from ..model import (
     CallSite,
     ClassDef,
     ClientDef,
+    DataModel,
     Definition,
     Env,
     Export,
@@ -101,6 +112,7 @@ from ..model import (
     FnVal,
     FunctionDef,
     Import,
+    Key,
     Lit,
     ObjVal,
     OtherVal,
@@ -447,6 +459,7 @@ class EcmaCollector:
         self.option_refs: list[tuple] = []
         self.option_objects: list[tuple] = []
         self.classes: list[ClassDef] = []
+        self.data_models: list[DataModel] = []  # module-level data classes (ecma_models)
         # (position, name) of `declare module 'x'`; (position,) of what makes the exports open
         self.declared: list[tuple[int, str]] = []
         self.opened: list[tuple[int]] = []
@@ -480,6 +493,7 @@ class EcmaCollector:
                                  self.functions, self.definitions),
             mounts=resolve_options(by_span(self.mounts), self.option_refs, self.option_objects),
             classes=by_span(self.classes),
+            data_models=by_span(self.data_models),
             open_exports=bool(self.opened),
             declared_modules=tuple(dict.fromkeys(n for _, n in sorted(self.declared))),
             problems=tuple(Finding("file-skipped", "information", m, path, Span(0, 0)) for m in self.failures),
@@ -673,7 +687,7 @@ _HANDLERS: dict[str, Callable[["_Program", _Matches, dict], None]] = {
 }
 
 
-class _Program(RoutesMixin):
+class _Program(RoutesMixin, ReadsMixin, ModelsMixin):
     """One parsed program: dispatches the query matches, then turns them into facts.
 
     Cross-statement tables: facts of one top-level statement depend on the others only
@@ -1238,15 +1252,40 @@ class _Program(RoutesMixin):
         elif t == "call_expression":
             fn = n.child_by_field_name("function")
             args = n.child_by_field_name("arguments")
-            if fn is not None and args is not None and self.text(fn) in _MEMOS:
-                first = next((a for a in args.named_children if a.type != "comment"), None)
-                if first is not None and first.type in _FUNCTION_NODES:
-                    got = self.returned(first, depth + 1)
-                    return got if got is not None else OtherVal(sp)
+            if fn is not None and args is not None:
+                callee = self.src[fn.start_byte : fn.end_byte]
+                if callee == STRINGIFY:  # the body sent: what is serialized (ecma_values)
+                    first = next((a for a in args.named_children if a.type != "comment"), None)
+                    if first is not None:
+                        got = self.value(first, rec, scope, depth + 1)
+                        if passes_through(got):
+                            return got
+                elif callee.decode("utf-8", "replace") in _MEMOS:
+                    first = next((a for a in args.named_children if a.type != "comment"), None)
+                    if first is not None and first.type in _FUNCTION_NODES:
+                        got = self.returned(first, depth + 1)
+                        return got if got is not None else OtherVal(sp)
             r = self.call_expr(n, rec, scope, depth + 1)
             if r is not None:
                 return StrVal(r, sp)
             return StrVal((Unknown(self.reason(n)),), sp)
+        if t == "new_expression":  # query parameters built from an object (ecma_values)
+            ctor = n.child_by_field_name("constructor")
+            args = n.child_by_field_name("arguments")
+            if ctor is not None and args is not None and self.src[ctor.start_byte : ctor.end_byte] == SEARCH_PARAMS:
+                first = next((a for a in args.named_children if a.type != "comment"), None)
+                if first is not None and _unwrap(first).type != "array":
+                    got = self.value(first, rec, scope, depth + 1)
+                    if passes_through(got) and not (type(got) is ObjVal and got.fields and not got.keys):
+                        return got
+        if t == "ternary_expression":  # `data ? JSON.stringify(data) : undefined`: the body when sent
+            yes, no = n.child_by_field_name("consequence"), n.child_by_field_name("alternative")
+            if yes is not None and no is not None:
+                for this, other in ((yes, no), (no, yes)):
+                    if self.src[other.start_byte:other.end_byte] in (b"undefined", b"null"):
+                        got = self.value(this, rec, scope, depth + 1)
+                        if passes_through(got):
+                            return got
         if t in _STRINGISH or t == "new_expression":
             r = self.expr(n, rec, scope, depth)
             if r is not None:
@@ -1275,7 +1314,8 @@ class _Program(RoutesMixin):
         if isinstance(key, tuple):  # the rest of a destructuring: what is left of the value
             if type(v) is ObjVal:
                 taken = set(key[1])
-                return ObjVal(tuple((k, x) for k, x in v.fields if k not in taken), v.span)  # type: ignore[union-attr]
+                return ObjVal(tuple((k, x) for k, x in v.fields if k not in taken), v.span,  # type: ignore[union-attr]
+                              tuple(k for k in v.keys if k.name not in taken), v.computed)  # type: ignore[union-attr]
             return v if type(v) is StrVal and len(v.expr) == 1 and type(v.expr[0]) is Arg else None  # type: ignore[union-attr]
         if type(v) is ObjVal:
             got = v.get(key)  # type: ignore[union-attr]
@@ -1360,13 +1400,25 @@ class _Program(RoutesMixin):
         return None
 
     def obj(self, n: Node, rec: _Scope | None, scope: _Scope | None, depth: int) -> ObjVal:
+        """An object literal: the values kept (``fields``) and every key written (``keys``,
+        ``computed``; see ``ecma_values``)."""
         fields: list[tuple[str, ArgVal]] = []
+        keys: list[Key] = []
+        computed = False
+        src, base = self.src, self.base
         for c in n.named_children:
             t = c.type
             if t == "pair":
                 key = c.child_by_field_name("key")
                 value = c.child_by_field_name("value")
-                if key is None or value is None:
+                if key is None:
+                    continue
+                kk = literal_key(src, key, base, unescape)
+                if kk is None:
+                    computed = True
+                else:
+                    keys.append(kk)
+                if value is None:
                     continue
                 k = self.key_text(key)
                 if k is None:
@@ -1378,14 +1430,23 @@ class _Program(RoutesMixin):
                     continue
                 fields.append((k, v))
             elif t == "shorthand_property_identifier":
+                name = self.text(c)
+                keys.append(Key(name, Span(base + c.start_byte, base + c.end_byte), True))
                 v = self.value(c, rec, scope, depth + 1)
                 if type(v) is not OtherVal:
-                    fields.append((self.text(c), v))
+                    fields.append((name, v))
             elif t == "spread_element":
                 inner = c.named_child(0)
                 if inner is not None:
                     fields.append((SPREAD, self.value(inner, rec, scope, depth + 1)))
-        return ObjVal(tuple(fields), self.span(n))
+            elif t == "method_definition":
+                nn = c.child_by_field_name("name")
+                kk = literal_key(src, nn, base, unescape) if nn is not None else None
+                if kk is None:
+                    computed = True
+                else:
+                    keys.append(kk)
+        return ObjVal(tuple(fields), self.span(n), tuple(keys), computed)
 
     # ------------------------------------------------------------------ main
 
@@ -1639,6 +1700,7 @@ class _Program(RoutesMixin):
             if f is not None:
                 self.local_routers.setdefault((f.id, text(nn)), info)
         self.nest(targets)  # NestJS controllers, modules and apps (ecma_routes.py)
+        self.on_models(targets, self.nodes is None)  # data classes and interfaces (ecma_models.py)
         for c in m.mounts:
             self.on_mount(c)
         claimed = self.claimed
@@ -2091,11 +2153,13 @@ class _Program(RoutesMixin):
         src = self.src
         fn = c["call.function"][0]
         ft = fn.type
+        awaited = None
         if ft == "await_expression":
             # `await client.get<{ id: string }>(url)`: the TypeScript grammar reads the type
             # arguments as applying to the awaited callee
             inner = fn.named_child(0)
             if inner is not None and inner.type in ("member_expression", "identifier"):
+                awaited = fn
                 fn, ft = inner, inner.type
         if ft == "member_expression":
             last = src[fn.start_byte : fn.end_byte].rsplit(b".", 1)[-1].strip()
@@ -2161,6 +2225,7 @@ class _Program(RoutesMixin):
                 vals,
                 (),
                 scope.name if scope is not None else None,
+                self.call_reads(call, awaited, f),  # how its value is used (ecma_reads)
             )
         )
 

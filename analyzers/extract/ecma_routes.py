@@ -49,6 +49,9 @@ NestJS (``framework="nest"``):
   the table's name), ``app`` (``const app = await NestFactory.create(AppModule)``: parent
   the binding, child the root module), ``prefix`` (``app.setGlobalPrefix('api')``) and
   ``exclude`` (its ``exclude`` option's literal paths; child the method, or ``""`` for all).
+- ``Route.body_model``: the type, as written (``CreateNoteDto``, ``dto.CreateNoteDto``), of
+  the handler's parameter decorated ``@Body()`` with no argument; None without one, for
+  ``@Body('field')`` (one field, not the whole body) and for a parameter with no type.
 """
 
 from __future__ import annotations
@@ -741,6 +744,7 @@ class RoutesMixin:
             elif call is not None:
                 routes.append((verb, call, _items(c["nest.route.arguments"][0]), method))
         for verb, call, items, method in routes:
+            body_model = self.nest_body(method)
             body = method.parent
             cls = body.parent if body is not None else None
             got = controllers.get(cls.id) if cls is not None else None
@@ -756,8 +760,35 @@ class RoutesMixin:
                     unresolved = version or own_version or (pre_why and "controller " + pre_why) or why
                     span = self.span(node) if node is not None else self.span(call)
                     r = Route(_NEST_VERBS[verb], nest_join(pre, path), span, "nest", cname,
-                              nest_join(pre) if pre else "", f"{cname}.{self.text(mname)}", None, unresolved)
+                              nest_join(pre) if pre else "", f"{cname}.{self.text(mname)}", None, unresolved,
+                              body_model=body_model)
                     self.put_route(r, None if version or own_version else pre_expr, expr)
+
+    def nest_body(self, method: Node) -> str | None:
+        """The type annotation, as written, of the handler's parameter decorated ``@Body()``
+        without an argument (the whole body; ``@Body('title')`` is one field of it)."""
+        params = method.child_by_field_name("parameters")
+        if params is None:
+            return None
+        for p in params.named_children:
+            if p.type not in ("required_parameter", "optional_parameter"):
+                continue
+            for dec in p.children:
+                if dec.type != "decorator":
+                    continue
+                call = dec.named_child(0)
+                if call is None or call.type != "call_expression":
+                    continue
+                fn = call.child_by_field_name("function")
+                args = call.child_by_field_name("arguments")
+                if fn is None or args is None or self.text(fn) != "Body":
+                    continue
+                if any(a.type != "comment" for a in args.named_children):
+                    return None
+                ann = p.child_by_field_name("type")
+                inner = [x for x in ann.named_children if x.type != "comment"] if ann is not None else []
+                return self.text(inner[0]) if len(inner) == 1 else None
+        return None
 
     def nest_paths(self, n: Node | None, what: str = "controller"
                    ) -> tuple[list[tuple[str, str | None, UrlExpr | None, Node | None]], str | None]:
