@@ -12,6 +12,7 @@ lines and columns.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Literal, Union
 
 Severity = Literal["error", "warning", "information", "hint"]
@@ -387,8 +388,8 @@ class Definition:
 @dataclass(frozen=True)
 class FieldDecl:
     """A field a data class declares: ``name`` as it goes on the wire (a pydantic ``alias``,
-    else the attribute), ``type`` as written, ``required`` (pydantic: no default and not
-    ``Optional``; TypeScript: no ``?`` and, for a class field, no initializer), ``span`` the
+    else the attribute), ``type`` as written, ``required`` (pydantic v2: no default, whatever
+    the type; v1-style code: an ``Optional`` is not required either; TypeScript: no ``?`` and, for a class field, no initializer), ``span`` the
     name in its declaration."""
 
     name: str
@@ -599,10 +600,24 @@ class Shape:
     text: str = ""
 
     def prop(self, name: str) -> "Prop | None":
+        if len(self.props) < 8:
+            for p in self.props:
+                if p.name == name:
+                    return p
+            return None
+        return self._by_name.get(name)
+
+    def __getstate__(self) -> dict:  # the lookup table is rebuilt, never stored
+        state = dict(self.__dict__)
+        state.pop("_by_name", None)
+        return state
+
+    @cached_property
+    def _by_name(self) -> dict[str, "Prop"]:  # (kept in the instance's __dict__, not a field)
+        out: dict[str, Prop] = {}
         for p in self.props:
-            if p.name == name:
-                return p
-        return None
+            out.setdefault(p.name, p)
+        return out
 
 
 @dataclass(frozen=True)

@@ -437,12 +437,16 @@ class WorkspaceIndex(BuildSteps, UpdateSteps):
         for channel in changed:
             paths |= self.matcher.files_of(channel)
         for rel in paths:
+            judged: dict = {}  # the field findings already computed, for the calls judged alike again
             for st in self.statuses.pop(rel, ()):
                 if st.status == "matched" and st.endpoint is not None:
                     key = endpoint_id(st.endpoint)
                     self.used[key] -= 1
                     if self.used[key] <= 0:
                         del self.used[key]
+                    c = st.call
+                    if st._fields is not None and (c.body or c.params or c.query or c.reads):
+                        judged[(c.call_span, c.span, c.method, key)] = st
             calls = self.calls.get(rel)
             if not calls:
                 continue
@@ -458,6 +462,11 @@ class WorkspaceIndex(BuildSteps, UpdateSteps):
             for st in sts:
                 if st.status == "matched" and st.endpoint is not None:
                     self.used[endpoint_id(st.endpoint)] += 1
+                    if judged and st._fields is None:
+                        c = st.call
+                        old = judged.get((c.call_span, c.span, c.method, endpoint_id(st.endpoint)))
+                        if old is not None and old.endpoint is st.endpoint and old.call == c:
+                            st._fields = old._fields
         self.unused = (unused_endpoint_findings(self.table.endpoints, set(self.used))
                        if self.table.source != "routes" else [])  # a route serves clients outside too
         return paths
