@@ -181,9 +181,17 @@ class _Check:
             unknown = [key for key, _ in keys.written
                        if not any(_request_prop(s, key.name) is not None for s in shapes)]
             unsent = [n for n in declared if n not in names]
+            meant = set()
             for key in unknown:
+                g = guess(key.name, declared, unsent, len(unknown))
+                meant.add(nearest(key.name, declared))  # (a guess by spelling, not by elimination)
                 if key.span.start >= 0:  # (a key a wrapper writes is reported at the wrapper, not here)
-                    self._unknown_key(key, path, guess(key.name, declared, unsent, len(unknown)), closed, file)
+                    self._unknown_key(key, path, g, closed, file)
+            if keys.complete and len(shapes) == 1:  # what no unknown key seems to stand for is missing
+                missing = [p.name for p in shapes[0].props
+                           if p.required and not p.read_only and p.name not in names and p.name not in meant]
+                if missing:
+                    self._missing(obj, missing, path, file)
             return
         for key, nested in keys.written:
             if nested is None:

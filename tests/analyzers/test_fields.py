@@ -239,3 +239,13 @@ def test_a_catch_all_route_is_not_judged():
     for path in ("/{name}.json", "/files/{path}"):
         got = check(call(method="GET", query=("t",)), endpoint(ep.schemas, method="GET", path=path))
         assert [f.code for f in got] == ["unknown-parameter"], path
+
+
+def test_a_required_field_no_unknown_key_stands_for_is_missing_too():
+    shape = Shape("object", (Prop("title", STR, required=True), Prop("body", STR, required=True), Prop("tag", STR)))
+    ep = endpoint(Schemas(body=shape))
+    # `bdoy` stands for `body`: only `title` is missing
+    assert sorted(f.message for f in check(call(body=obj("bdoy", "colour")), ep)) == [
+        "The request body of POST /notes requires field `title`",
+        "`bdoy` is not a field of the request body of POST /notes; did you mean `body`?",
+        "`colour` is not a field of the request body of POST /notes"]

@@ -69,3 +69,60 @@ def test_a_route_model_edited_in_its_own_file_changes_the_schema(tmp_path: Path)
     # a required field the call does not send
     idx.update("api/schemas.py", BACKEND["api/schemas.py"] + "    tags: list[str] = []\n    folder: str\n")
     assert fields_of(idx, rel, BACKEND[rel]) == [("missing-field", "{")]
+
+
+NEST = {
+    "api/src/main.ts": (
+        "import { NestFactory } from '@nestjs/core';\n"
+        "import { AppModule } from './app.module';\n\n"
+        "async function bootstrap() {\n"
+        "  const app = await NestFactory.create(AppModule);\n"
+        "  app.setGlobalPrefix('api');\n"
+        "  await app.listen(3000);\n"
+        "}\n"
+        "bootstrap();\n"
+    ),
+    "api/src/app.module.ts": (
+        "import { Module } from '@nestjs/common';\n"
+        "import { NotesController } from './notes.controller';\n\n"
+        "@Module({ controllers: [NotesController] })\n"
+        "export class AppModule {}\n"
+    ),
+    "api/src/create-note.dto.ts": (
+        "export class CreateNoteDto {\n"
+        "  title!: string;\n"
+        "  body?: string;\n"
+        "}\n"
+    ),
+    "api/src/notes.controller.ts": (
+        "import { Body, Controller, Get, Post } from '@nestjs/common';\n"
+        "import { CreateNoteDto } from './create-note.dto';\n\n"
+        "@Controller('notes')\n"
+        "export class NotesController {\n"
+        "  @Get()\n"
+        "  list() {\n"
+        "    return [];\n"
+        "  }\n\n"
+        "  @Post()\n"
+        "  create(@Body() dto: CreateNoteDto) {\n"
+        "    return dto;\n"
+        "  }\n"
+        "}\n"
+    ),
+    "web/src/api.ts": (
+        "import axios from 'axios';\n\n"
+        "export const listNotes = () => axios.get('/api/notes');\n"
+        "export const addNote = (text: string) => axios.post('/api/notes', { body: text, colour: 'red' });\n"
+    ),
+}
+
+
+def test_a_nest_dto_is_the_request_schema_of_its_route(tmp_path: Path):
+    for rel, text in NEST.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text)
+    idx = WorkspaceIndex(tmp_path)
+    idx.build()
+    rel = "web/src/api.ts"
+    assert fields_of(idx, rel, NEST[rel]) == [("missing-field", "{"), ("unknown-field", "colour")], [
+        f.message for f in idx.findings(rel)]
