@@ -20,7 +20,7 @@ from typing import Callable, Iterable
 from .contracts.schemas import type_shape
 from .matching import CallStatus
 from .model import DataModel, Endpoint, FileFacts, Prop, Schemas, Shape, Span
-from .routes import ComposedRoute, Resolve, child_node
+from .routes import ComposedRoute, Resolve, find_declared
 
 Lookup = Callable[[str], "FileFacts | None"]
 
@@ -77,30 +77,11 @@ def route_endpoints(composed: Iterable[ComposedRoute], lookup: Lookup | None = N
 # --------------------------------------------------------------------------- request models
 
 
-def find_model(file: str, name: str, lookup: Lookup, resolve: Resolve, hops: int = 0) -> tuple[str, DataModel] | None:
+def find_model(file: str, name: str, lookup: Lookup, resolve: Resolve) -> tuple[str, DataModel] | None:
     """The data class ``name`` (as written in ``file``: ``NoteIn``, ``schemas.NoteIn``) names,
     and the file that declares it: the file's own, else through its imports and re-exports,
     as ``routes_views.find_view`` finds a view."""
-    facts = lookup(file)
-    if facts is None or hops > 8:
-        return None
-    if "." not in name:
-        for m in facts.data_models:
-            if m.name == name:
-                return file, m
-    node = child_node(file, name, lookup, resolve)
-    if node is None or node == (file, name):
-        return None
-    target, attr = node
-    tfacts = lookup(target)
-    if tfacts is None:
-        return None
-    for m in tfacts.data_models:
-        if m.name == attr:
-            return target, m
-    if any(i.local == attr for i in tfacts.imports):
-        return find_model(target, attr, lookup, resolve, hops + 1)
-    return None
+    return find_declared(file, name, lookup, resolve, lambda facts: facts.data_models)
 
 
 def _is_root(base: str) -> bool:

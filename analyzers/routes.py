@@ -270,3 +270,30 @@ def drift(composed: list[ComposedRoute], endpoints: list[Endpoint]) -> list[Find
                                    f"{c.method} {c.path} is implemented here but no contract declares it",
                                    c.file, c.route.span, (("method", c.method), ("path", c.path))))
     return out
+
+
+def find_declared(file: str, name: str, lookup, resolve, of, hops: int = 0):
+    """(file, declaration) of the module-level declaration ``name`` (as written in ``file``:
+    ``UserView``, ``views.UserView``) names among ``of(facts)`` (a file's views, its data
+    classes), in the file itself or through its imports and re-exports (``from .users import
+    UserViewSet`` in a package's ``__init__``); None when it is not one of the workspace's."""
+    facts = lookup(file)
+    if facts is None or hops > 8:
+        return None
+    if "." not in name:
+        for d in of(facts):
+            if d.name == name:
+                return file, d
+    node = child_node(file, name, lookup, resolve)
+    if node is None or node == (file, name):
+        return None
+    target, attr = node
+    tfacts = lookup(target)
+    if tfacts is None:
+        return None
+    for d in of(tfacts):
+        if d.name == attr:
+            return target, d
+    if any(i.local == attr for i in tfacts.imports):
+        return find_declared(target, attr, lookup, resolve, of, hops + 1)
+    return None

@@ -117,32 +117,13 @@ def expand(rel: str, routes: tuple[Route, ...], lookup: Lookup, resolve) -> list
     return out
 
 
-def find_view(file: str, name: str, lookup: Lookup, resolve, hops: int = 0) -> tuple[str, RouteView] | None:
+def find_view(file: str, name: str, lookup: Lookup, resolve) -> tuple[str, RouteView] | None:
     """The view ``name`` (as written in ``file``: ``UserView``, ``views.UserView``) names, and
     the file that declares it; through imports and re-exports (``from .users import
     UserViewSet`` in a package's ``__init__``)."""
-    from .routes import child_node
+    from .routes import find_declared
 
-    facts = lookup(file)
-    if facts is None or hops > 8:
-        return None
-    if "." not in name:
-        for v in facts.views:
-            if v.name == name:
-                return file, v
-    node = child_node(file, name, lookup, resolve)
-    if node is None or node == (file, name):
-        return None
-    target, attr = node
-    tfacts = lookup(target)
-    if tfacts is None:
-        return None
-    for v in tfacts.views:
-        if v.name == attr:
-            return target, v
-    if any(i.local == attr for i in tfacts.imports):
-        return find_view(target, attr, lookup, resolve, hops + 1)
-    return None
+    return find_declared(file, name, lookup, resolve, lambda facts: facts.views)
 
 
 def _known(base: str) -> tuple[str, tuple[str, ...]] | None:
