@@ -701,6 +701,7 @@ def dsl_schemas(request: Node | None, models: dict[str, MapNode]) -> Schemas:
     query = fields("query")
     for k, d in query or ():
         params.append(ParamSpec(k, "query", dsl_required(d), dsl_type(d).text or "any"))
+    model = None  # type: ignore[assignment]  # (it refers to itself: no cycle outlives the call)
     return Schemas(body, "application/json" if body is not None else "",
                    body is not None and any(p.required for p in body.props),
                    tuple(params), params_complete=query is not None, source="specdsl")
