@@ -12,6 +12,7 @@ from lsprotocol import types as lsp
 from conftest import code_actions_as_sent, codes, pushed_client, wait_for
 from test_lsp_context import change, open_doc
 from test_lsp_ide import hover
+from test_lsp_route_contract import _actions as code_actions_at
 
 CONTRACT = """openapi: 3.0.3
 info: {title: Notes, version: "1"}
@@ -98,12 +99,6 @@ def _apply(text: str, edits: list[lsp.TextEdit]) -> str:
     return text
 
 
-async def _fix(client, rel: str, diag: lsp.Diagnostic) -> list[lsp.CodeAction]:
-    return await client.text_document_code_action_async(lsp.CodeActionParams(
-        text_document=lsp.TextDocumentIdentifier(uri=(client.workspace_root / rel).as_uri()), range=diag.range,
-        context=lsp.CodeActionContext(diagnostics=[diag])))
-
-
 async def test_fields_are_checked_fixed_and_shown(fields_client):
     client = fields_client
     code_actions_as_sent(client)
@@ -126,7 +121,7 @@ async def test_fields_are_checked_fixed_and_shown(fields_client):
     for code, title in (("unknown-field", "Rename to `body`"), ("unknown-response-field", "Rename to `total`"),
                         ("missing-field", "Add the required `title`")):
         diag = next(d for d in client.diagnostics[uri] if d.code == code)
-        actions = await _fix(client, rel, diag)
+        actions = await code_actions_at(client, rel, diag)
         assert [a.title for a in actions] == [title], (code, [a.title for a in actions])
         text = _apply(text, actions[0].edit.document_changes[0].edits)
         version += 1
