@@ -5,7 +5,9 @@ Pure: an ``HttpCall`` (with the body, query parameters and response reads the li
 and the ``Endpoint`` it matched in, findings out:
 
 * ``unknown-field``: a key of an object-literal body that the request schema does not declare
-  (an error when the schema is closed, ``additionalProperties: false``; a warning otherwise);
+  (an error when the schema is closed, ``additionalProperties: false``; a warning otherwise),
+  a property of a closed TypeScript type a value spread into the body has included
+  (``Key.origin``, ``payload.typed``);
 * ``missing-field``: a required property that a body whose keys are all visible leaves out;
 * ``unknown-parameter``: a query parameter (a ``params`` object, a query string written into
   the URL) that the operation does not declare;
@@ -183,7 +185,8 @@ class _Check:
             unsent = [n for n in declared if n not in names]
             meant = set()
             for key in unknown:
-                g = guess(key.name, declared, unsent, len(unknown))
+                # (a type's property is guessed by spelling only: the type was not typed for this call)
+                g = guess(key.name, declared, unsent, len(unknown)) if not key.origin else nearest(key.name, declared)
                 meant.add(nearest(key.name, declared))  # (a guess by spelling, not by elimination)
                 if key.span.start >= 0:  # (a key a wrapper writes is reported at the wrapper, not here)
                     self._unknown_key(key, path, g, closed, file)
@@ -191,7 +194,7 @@ class _Check:
                 missing = [p.name for p in shapes[0].props
                            if p.required and not p.read_only and p.name not in names and p.name not in meant]
                 if missing:
-                    self._missing(obj, missing, path, file)
+                    self._missing(obj, missing, path, file, keys)
             return
         for key, nested in keys.written:
             if nested is None:
@@ -202,30 +205,37 @@ class _Check:
         if keys.complete and len(fitting) == 1:
             missing = [p.name for p in fitting[0].props if p.required and not p.read_only and p.name not in names]
             if missing:
-                self._missing(obj, missing, path, file)
+                self._missing(obj, missing, path, file, keys)
 
     def _unknown_key(self, key: Key, path: str, guess: str | None, closed: bool, file: str) -> None:
         hint = f"; did you mean `{guess}`?" if guess else ""
         whose = f"the request body of {self.where}" if not path else f"`{path.rstrip('.')}` in the request body of {self.where}"
         fixes: tuple = ()
-        if guess is not None:
+        if guess is not None and not key.origin:  # (a key a type declares is renamed in the type, not here)
             new = f"{guess}: {key.name}" if key.shorthand else guess
             fixes = ((f"Rename to `{guess}`", file, key.span.start, key.span.end, new),)
+        origin = f" (from {key.origin})" if key.origin else ""
         self.add("unknown-field", "error" if closed else "warning",
-                 f"`{path}{key.name}` is not a field of {whose}{hint}", key.span, file, fixes,
+                 f"`{path}{key.name}` is not a field of {whose}{origin}{hint}", key.span, file, fixes,
                  field=path + key.name, nearest=guess)
 
-    def _missing(self, obj: ObjVal, missing: list[str], path: str, file: str) -> None:
+    def _missing(self, obj: ObjVal, missing: list[str], path: str, file: str, keys: _Keys) -> None:
         names = ", ".join(f"`{path}{m}`" for m in missing)
         what = "field" if len(missing) == 1 else "fields"
+        # keys a declared type gave: the type is what leaves it out
+        typed = sorted({k.origin for k, _ in keys.written if k.origin})
+        why = f" (not declared by {' nor '.join(typed)})" if typed else ""
+        message = f"The request body of {self.where} requires {what} {names}{why}"
         if obj.span.start < 0:  # a wrapper's own object: said at the call
-            self.add("missing-field", "error", f"The request body of {self.where} requires {what} {names}",
-                     self.call_span, file, fields=tuple(missing))
+            self.add("missing-field", "error", message, self.call_span, file, fields=tuple(missing))
+            return
+        if not obj.fields and obj.keys and all(k.origin for k in obj.keys):  # the body is a typed value itself
+            self.add("missing-field", "error", message, obj.span, file, fields=tuple(missing))
             return
         span = Span(obj.span.start, obj.span.start + 1)
         # the quick fix needs the literal's text: ``ide.add_fields`` writes it from these
-        self.add("missing-field", "error", f"The request body of {self.where} requires {what} {names}",
-                 span, file, fields=tuple(missing), object=(obj.span.start, obj.span.end))
+        self.add("missing-field", "error", message, span, file, fields=tuple(missing),
+                 object=(obj.span.start, obj.span.end))
 
     # ------------------------------------------------------------------ parameters
     def params(self, obj: ObjVal | None, query: tuple[str, ...], url_span: Span) -> None:

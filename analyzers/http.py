@@ -65,7 +65,7 @@ from .model import (
     Unknown,
     UrlExpr,
 )
-from .payload import bind, body_reads, payload, query_names, returns, settled
+from .payload import bind, body_reads, payload, query_names, returns, settled, typed
 from .symbols import MAX_DEPTH, FileIndex, Symbols
 from .urls import BASEISH, MAX_CANDIDATES, SCHEME, expand, host_of, url_of
 
@@ -320,6 +320,7 @@ class Linker(Symbols):
                     seen.add((url, method))
                     channel = target.channel or _channel_of(idx.facts.path, url, base_len, target)
                     body, params, through = self._sent(site, target)
+                    body = typed(body, lambda t: self._declared_keys(path, t), wrapper=True)
                     found.append(_Wrapper(url, base_len, method, fn.params, via, channel, default,
                                           target.base_unknown, target.implicit, body, params,
                                           returns(target.kind, site.reads, through)))
@@ -560,6 +561,7 @@ class Linker(Symbols):
             else:
                 pairs = [(m, (url, base_len)) for m in methods]
             body, params, through = self._sent(site, target)
+            body = typed(body, lambda t: self._declared_keys(idx.facts.path, t))
             sent = _Sent(settled(body), settled(params), query_names(url),
                          body_reads(target.kind, site.reads, through) if site.reads else ())
             for meth, (u, bl) in pairs:
@@ -569,6 +571,47 @@ class Linker(Symbols):
                 if call is not None and (len(pairs) == 1 and not out or call not in out):
                     out.append(call)
         return out
+
+    # ------------------------------------------------------------------ typed values
+    def _declared_keys(self, path: str, name: str) -> tuple[str, ...] | None:
+        key = ("declared", path, name)
+        return self._memoized(key, lambda: self._compute_declared(path, name))  # type: ignore[return-value]
+
+    def _compute_declared(self, path: str, name: str) -> tuple[str, ...] | None:
+        """The keys a value of type ``name`` (as written in ``path``) sends, when the type is
+        *closed*: a workspace interface or object type alias (found through imports and
+        re-exports, ``routes.find_declared``, the lookup the request models use), declared
+        once, with no index signature or computed member, whose bases are all such types
+        too. Every property it declares counts, optional ones included. None otherwise (a
+        class, a generic, ``Partial<T>``, a type from a package, a base not found)."""
+        from .package_entry import in_installed
+        from .routes import find_declared
+
+        def resolve(importer: str, spec: str, python: bool) -> str | None:
+            target = self.resolve_module(importer, spec, "python" if python else "typescript")
+            return None if target is None or in_installed(target) else target
+
+        names: list[str] = []
+        todo = [(path, name)]
+        seen: set[tuple[str, str]] = set()
+        while todo:
+            file, written = todo.pop(0)
+            if "<" in written or "(" in written or len(seen) >= 16:
+                return None  # a generic or mapped base (`Base<T>`, `Omit<...>`)
+            hit = find_declared(file, written, self._facts, resolve, _data_models)
+            if hit is None:
+                return None
+            where, model = hit
+            if (where, model.name) in seen:
+                continue
+            seen.add((where, model.name))
+            facts = self._facts(where)
+            if (model.kind != "interface" or model.open or facts is None
+                    or sum(1 for d in facts.data_models if d.name == model.name) > 1):
+                return None  # a class, an index signature, declarations merged
+            names.extend(f.name for f in model.fields if f.name not in names)
+            todo.extend((where, b) for b in model.bases)
+        return tuple(names)
 
     def _api_hosts(self, idx: "FileIndex") -> frozenset[str]:
         """Hosts this file's base constants name: an absolute URL to one of them is the API."""
@@ -590,6 +633,10 @@ class Linker(Symbols):
 
 
 # ---------------------------------------------------------------------- helpers
+
+
+def _data_models(facts):
+    return facts.data_models
 
 
 def _each(target: "_Target | None") -> list["_Target"]:

@@ -11,12 +11,15 @@ helpers of the linker (``analyzers/http.py``) for the field checks (``analyzers/
 * ``body_reads(kind, reads)``: the reads of a call's value turned into reads of the response
   body (axios ``.data``, ``fetch``'s ``.json()``, ``r.json()`` in Python, openapi-fetch's
   ``{ data }``), and ``returns(kind, reads)``: what a wrapper hands its callers;
+* ``typed(value, declared)``: a body whose values of a declared type (a spread ``...note``
+  of ``note: NoteInput``, or the body itself) are replaced by the keys that type declares;
 * ``query_names(url)``: the parameter names a query string written into the URL sets.
 """
 
 from __future__ import annotations
 
 import re
+from typing import Callable
 
 from .callsites import value_of
 from .model import SPREAD, Arg, ArgVal, CallSite, FnVal, Key, Lit, ObjVal, OtherVal, Read, Span, StrVal, UrlExpr
@@ -27,13 +30,13 @@ _NAME = re.compile(r"^[A-Za-z_][\w.\-\[\]]*$")
 
 
 def _obj(v: ArgVal | None) -> ArgVal | None:
-    """A value usable as a body or a parameter set: an object, or a wrapper's parameter (bound
-    at its callers); anything else is not judged."""
+    """A value usable as a body or a parameter set: an object, a wrapper's parameter (bound
+    at its callers), or a value of a declared type (``typed``); anything else is not judged."""
     if v is None:
         return None
-    if type(v) is ObjVal and v.keys or type(v) is ObjVal and not v.fields:
-        return v
-    if type(v) is StrVal and len(v.expr) == 1 and type(v.expr[0]) is Arg:
+    if type(v) is ObjVal and (v.keys or all(k == SPREAD for k, _ in v.fields)):
+        return v  # (an object of spreads alone, `{ ...note }`, too; not an array)
+    if type(v) is StrVal and (len(v.expr) == 1 and type(v.expr[0]) is Arg or v.type_name):
         return v
     return None
 
@@ -90,7 +93,9 @@ def bind(value: ArgVal | None, site: CallSite, params: tuple[str, ...]) -> ArgVa
     if value is None:
         return None
     if type(value) is StrVal:
-        arg = value.expr[0]
+        arg = value.expr[0] if len(value.expr) == 1 else None
+        if type(arg) is not Arg:
+            return None  # (a typed value of the wrapper's own is an object by now: ``typed``)
         got = value_of(site.args, site.kwargs, arg, params)  # type: ignore[arg-type]
         return _obj(got)
     if type(value) is ObjVal:
@@ -109,7 +114,9 @@ def _bind_object(value: ObjVal, site: CallSite, params: tuple[str, ...]) -> ObjV
     for k, v in value.fields:
         if k == SPREAD and type(v) is StrVal and len(v.expr) == 1 and type(v.expr[0]) is Arg:
             got = value_of(site.args, site.kwargs, v.expr[0], params)  # type: ignore[arg-type]
-            fields.append((k, got if type(got) is ObjVal else OtherVal(v.span)))
+            if type(got) is not ObjVal and not (type(got) is StrVal and got.type_name):  # type: ignore[union-attr]
+                got = OtherVal(v.span)  # (a typed value of the caller's is judged by its type)
+            fields.append((k, got))  # type: ignore[arg-type]
         elif k == SPREAD:
             fields.append((k, v))
     return ObjVal(tuple(fields), FOREIGN, keys, value.computed)
@@ -124,6 +131,51 @@ def settled(value: ArgVal | None) -> ObjVal | None:
         fields = tuple((k, v if type(v) is ObjVal or k != SPREAD else OtherVal(v.span)) for k, v in value.fields)
         return ObjVal(fields, value.span, value.keys, value.computed)
     return value
+
+
+# --------------------------------------------------------------------------- typed values
+
+
+def typed(value: ArgVal | None, declared: Callable[[str], "tuple[str, ...] | None"], wrapper: bool = False,
+          depth: int = 0) -> ArgVal | None:
+    """A body with each value of a declared type in it (``StrVal.type_name``: a spread
+    ``...note`` of ``note: NoteInput``, a key's value, or the body itself) replaced by an
+    object of the keys that type declares (``declared(type_name)``: the type as written in the
+    body's file; None when it is not a closed workspace type, and the value stays unseen).
+    Those keys carry the value's span and their ``origin`` (``NoteInput via ...note``); the
+    object counts them as every key the value sends (``docs/fields.md``, "Typed values").
+
+    ``wrapper``: the body of a wrapper, resolved in the wrapper's file: its parameters stay
+    (its callers' values, bound by ``bind``), and the keys its own typed values give are
+    ``FOREIGN`` (sent by every caller, written at none)."""
+    if type(value) is StrVal:
+        return _typed(value, declared, "", wrapper)
+    if type(value) is not ObjVal or depth > 6:
+        return value
+    changed = False
+    fields = []
+    for k, v in value.fields:
+        got: ArgVal | None = v
+        if type(v) is StrVal:
+            got = _typed(v, declared, "..." if k == SPREAD else "", wrapper)
+        elif type(v) is ObjVal:
+            got = typed(v, declared, wrapper, depth + 1)
+        changed = changed or got is not v
+        fields.append((k, got))
+    return ObjVal(tuple(fields), value.span, value.keys, value.computed) if changed else value  # type: ignore[arg-type]
+
+
+def _typed(v: StrVal, declared: Callable[[str], "tuple[str, ...] | None"], how: str, wrapper: bool) -> ArgVal:
+    if not v.type_name:
+        return v
+    if wrapper and len(v.expr) == 1 and type(v.expr[0]) is Arg:
+        return v  # a parameter of the wrapper: what each caller passes
+    names = declared(v.type_name)
+    if names is None:  # (not to be read again in a caller's file, where the name means nothing)
+        return StrVal(v.expr, v.span) if wrapper else v
+    span = FOREIGN if wrapper else v.span
+    origin = f"{v.type_name} via {how}{v.name}"
+    return ObjVal((), span, tuple(Key(n, span, origin=origin) for n in names))
 
 
 # --------------------------------------------------------------------------- reads

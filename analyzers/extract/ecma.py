@@ -372,20 +372,27 @@ _QUERIES: dict[str, tuple] = {}
 
 
 def _queries(grammar: str) -> tuple:
-    """((query, pattern kinds, module-level?) in dispatch order, members query, the same
-    steps with ecma-loading.scm's patterns in the deep query) per grammar."""
+    """((query, pattern kinds, module-level?, split) in dispatch order, members query, the
+    same steps with ecma-loading.scm's patterns in the deep query, then both again for a
+    whole tree: there the two module-level queries are one (one traversal of the top
+    level instead of two), its matches dispatched as two queries' would be, those of the
+    patterns before ``split`` (ecma-top.scm's) first) per grammar."""
     qs = _QUERIES.get(grammar)
     if qs is None:
         extra = "ecma-top-javascript.scm" if grammar == "javascript" else "ecma-top-typescript.scm"
         steps = []
         for name, top in (("ecma-deep.scm", False), ("ecma-top.scm", True), (extra, True)):
             q = languages.query(grammar, name)
-            steps.append((q, _pattern_kinds(q), top))
+            steps.append((q, _pattern_kinds(q), top, None))
         # the deep query with ecma-loading.scm's patterns added (one traversal either way)
         both = Query(languages.grammar(grammar),
                      languages.query_source("ecma-deep.scm") + "\n" + languages.query_source("ecma-loading.scm"))
+        loading = (both, _pattern_kinds(both), False, None)
+        tops = Query(languages.grammar(grammar),
+                     languages.query_source("ecma-top.scm") + "\n" + languages.query_source(extra))
+        top = (tops, _pattern_kinds(tops), True, steps[1][0].pattern_count)
         qs = _QUERIES[grammar] = (tuple(steps), languages.query(grammar, "ecma-members.scm"),
-                                  ((both, _pattern_kinds(both), False), *steps[1:]))
+                                  (loading, *steps[1:]), (steps[0], top), (loading, top))
     return qs
 
 
@@ -406,14 +413,24 @@ def _dispatched(steps: tuple, targets: list[Node], whole: bool):
     """``(query, kinds, module-level?, pattern index, captures)`` of every match, query by
     query in dispatch order, over the whole tree (``targets`` is ``[root]``) or over some
     top-level statements (in source order, module-level patterns rooted at each)."""
-    for q, kinds, top in steps:
+    for q, kinds, top, split in steps:
         for node in targets:
             cursor = QueryCursor(q)
             if top:
                 # module-level patterns are rooted at children of `program`
                 cursor.set_max_start_depth(1 if whole else 0)
-            for pi, c in cursor.matches(node):
-                yield q, kinds, top, pi, c
+            if split is None:
+                for pi, c in cursor.matches(node):
+                    yield q, kinds, top, pi, c
+            else:  # two queries in one: the first one's matches, then the second one's
+                later = []
+                for pi, c in cursor.matches(node):
+                    if pi < split:
+                        yield q, kinds, top, pi, c
+                    else:
+                        later.append((pi, c))
+                for pi, c in later:
+                    yield q, kinds, top, pi, c
 
 
 def first_angular(clients: list[ClientDef]) -> list[ClientDef]:
@@ -1226,7 +1243,7 @@ class _Program(RoutesMixin, ReadsMixin, ModelsMixin):
                         break
                     v = self.local_value(loc, r, scope, depth + 1)
                     if type(v) is StrVal:
-                        return StrVal(v.expr, sp)  # type: ignore[union-attr]
+                        return self.typed_value(v.expr, name, r, sp)  # type: ignore[union-attr]
                     if v is not None:
                         return v
                     break
@@ -1238,7 +1255,7 @@ class _Program(RoutesMixin, ReadsMixin, ModelsMixin):
                 return OtherVal(sp)
             if len(got) == 1 and type(got[0]) is Param:
                 got = (Unknown(f"value of {name}"),)
-            return StrVal(got, sp)
+            return self.typed_value(got, name, r, sp)
         elif t in _WRAPPERS or t == "await_expression":
             inner = n.named_child(0)
             if inner is not None and inner.type != "comment":
@@ -1295,6 +1312,64 @@ class _Program(RoutesMixin, ReadsMixin, ModelsMixin):
         if t in _COMPUTED:
             return StrVal((Unknown(self.reason(n)),), sp)
         return OtherVal(sp)
+
+    def typed_value(self, expr: UrlExpr, name: str, r: _Scope | None, sp: Span) -> StrVal:
+        """The value of identifier ``name`` (a local or a parameter of ``r``), with the plain
+        type reference it is declared with (``const draft: NoteInput = load()``, ``note:
+        NoteInput``) as ``StrVal.type_name``: the field checks read it (``payload.typed``)."""
+        if r is None or self.grammar == "javascript":
+            return StrVal(expr, sp)
+        loc = r.locals.get(name)
+        declared = ""
+        if loc is not None:
+            decl = loc[0].parent
+            if loc[2] is None and decl is not None and decl.type == "variable_declarator":
+                declared = self.declared_type(decl)
+        else:
+            p = self.params(r).get(name)
+            if p is not None and p[1] is None:
+                memo = ("types", r.id)
+                types = self.values.get(memo)
+                if types is None:
+                    types = self.values[memo] = self.param_types(r.node)
+                declared = types[p[0]] if p[0] < len(types) else ""  # type: ignore[index]
+        return StrVal(expr, sp, declared, name) if declared else StrVal(expr, sp)
+
+    def declared_type(self, holder: Node) -> str:
+        """The plain type reference a variable declarator or a required parameter is declared
+        with (``NoteInput``, ``types.NoteInput``); "" for none or any other type: a generic
+        (``Partial<T>``, ``Page<Note>``), a union, an array, a literal type, or a type
+        parameter of an enclosing declaration (``function post<Body>(body: Body)``)."""
+        ann = holder.child_by_field_name("type")
+        inner = ann.named_child(0) if ann is not None and ann.named_child_count == 1 else None
+        if inner is None or inner.type not in ("type_identifier", "nested_type_identifier"):
+            return ""
+        declared = self.text(inner)
+        up = holder.parent
+        while up is not None:
+            tps = up.child_by_field_name("type_parameters")
+            if tps is not None:
+                for tp in tps.named_children:
+                    tn = tp.named_child(0) if tp.type == "type_parameter" else None
+                    if tn is not None and self.text(tn) == declared:
+                        return ""
+            up = up.parent
+        return declared
+
+    def param_types(self, fn: Node) -> tuple[str, ...]:
+        """The plain type reference each positional parameter of ``fn`` (as ``param_list``
+        counts them) is declared with, "" for none. An optional parameter (``note?:
+        NoteInput``) has none: its value may be ``undefined``."""
+        ps = fn.child_by_field_name("parameters")
+        if ps is None:
+            return ()
+        out = []
+        for p in ps.named_children:
+            if self.param_info(p) is None:
+                continue
+            pat = p.child_by_field_name("pattern") if p.type == "required_parameter" else None
+            out.append(self.declared_type(p) if pat is not None and pat.type == "identifier" else "")
+        return tuple(out)
 
     def local_value(self, loc: tuple, r: _Scope, scope: _Scope | None, depth: int) -> ArgVal | None:
         """The value of a local variable of function ``r`` (None: not a value specward sees)."""
@@ -1482,9 +1557,10 @@ class _Program(RoutesMixin, ReadsMixin, ModelsMixin):
         # decides which name a function node keeps and the order of equal-span facts). A
         # kind is either collected for the steps below (_COLLECTED) or handled at once
         # (_HANDLERS: one small method per kind)
-        steps = qs[2] if _loads(src) else qs[0]
+        whole = self.nodes is None
+        steps = qs[(4 if whole else 2) if _loads(src) else (3 if whole else 0)]
         sinks = {k: getattr(m, name).append for k, name in _COLLECTED.items()}
-        for q, kinds, top, pi, c in _dispatched(steps, targets, self.nodes is None):
+        for q, kinds, top, pi, c in _dispatched(steps, targets, whole):
             k = kinds[pi] or _kind(c)
             if log is not None:  # any capture is inside the statement the match belongs to
                 at[0] = next(iter(c.values()))[0].start_byte

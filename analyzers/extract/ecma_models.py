@@ -15,7 +15,8 @@ Module-level declarations only (exported or not), found by
   ``PartialType(CreateNoteDto)``) then each ``implements`` type.
 * an interface (``kind="interface"``): its property signatures (``a: string``, ``b?:
   number``, ``readonly c: T``); method signatures are no fields; an index signature
-  (``[key: string]: T``) makes it ``open``. ``bases``: its ``extends`` types.
+  (``[key: string]: T``) or a member whose name is computed makes it ``open``. ``bases``:
+  its ``extends`` types.
 * a type alias of an object type, ``type X = { ... }``, or of an intersection,
   ``type X = A & { ... }`` (``kind="interface"``): the object types' properties, the other
   members of the intersection as ``bases`` (``A``, ``Partial<Note>``), as written.
@@ -121,6 +122,8 @@ class ModelsMixin:
                 got = self._signature(m)
                 if got is not None:
                     out.append(got)
+                else:
+                    opened = True  # a computed name (`[Key.id]: string`): a member not seen
                 continue
             # named children: decorators and an accessibility modifier, the name, the
             # annotation, the value (one C call instead of one per field name)
@@ -165,7 +168,8 @@ class ModelsMixin:
             elif nt in _NAMES:
                 name, span = src[ns:ne].decode("utf-8", "replace"), Span(base + ns, base + ne)
             else:
-                continue  # computed names, #private
+                opened = opened or nt == "computed_property_name"  # a member not seen (#private is never sent)
+                continue
             after = ann.start_byte if ann is not None else (value.start_byte if value is not None else m.end_byte)
             optional = b"?" in src[ne:after]  # `title?: string` (`!` and nothing: required)
             # the annotation without its colon

@@ -8,8 +8,9 @@
   (its name). A key that cannot be read (``[k]: v``, ``[`a${b}`]: v``) sets
   ``ObjVal.computed``. Spreads are no keys (they are ``fields`` named ``SPREAD``).
 * ``JSON.stringify(x, ...)`` as a value is the value of ``x`` when that is an object
-  (``ObjVal``) or a parameter of the enclosing function (a ``StrVal`` of one ``Arg``, which
-  the linker binds at the callers); anything else stays what it was (``computed by
+  (``ObjVal``), a parameter of the enclosing function (a ``StrVal`` of one ``Arg``, which
+  the linker binds at the callers) or a value whose variable is declared with a
+  type (``StrVal.type_name``); anything else stays what it was (``computed by
   JSON.stringify()``). ``new URLSearchParams(x)`` likewise when ``x`` is an object that is
   not an array (a list of entries is not judged).
 """
@@ -52,8 +53,9 @@ def literal_key(src: bytes, n: Node, base: int, unescape) -> Key | None:
 
 def passes_through(v) -> bool:
     """Whether the value of ``JSON.stringify(x)`` / ``new URLSearchParams(x)`` is that of
-    ``x``: an object, or a parameter (or a field of one) of the enclosing function."""
+    ``x``: an object, a parameter (or a field of one) of the enclosing function, or a value
+    whose variable is declared with a type (``StrVal.type_name``)."""
     t = type(v)
     if t is ObjVal:
         return True
-    return t is StrVal and len(v.expr) == 1 and type(v.expr[0]) is Arg
+    return t is StrVal and (bool(v.type_name) or len(v.expr) == 1 and type(v.expr[0]) is Arg)

@@ -216,3 +216,63 @@ def test_each_client_form(tmp_path: Path, form: str):
         want = sorted([w for w in want if w[0] != "unknown-parameter"] + [("unknown-parameter", None)])
         got = sorted((c, None if c == "unknown-parameter" else s) for c, s in got)
     assert got == want, [f.message for f in idx.findings(rel) if f.code in FIELD_CODES]
+
+
+TYPED = {
+    "web/src/types.ts": """export interface NoteInput {
+  title: string;
+  bdoy?: string;
+}
+""",
+    "web/src/index.ts": "export type { NoteInput } from './types';\n",
+    "web/src/notes.ts": """import axios from 'axios';
+import type { NoteInput } from './index';
+
+export function save(note: NoteInput) {
+  return axios.post('/api/notes', { ...note });
+}
+""",
+}
+
+
+def test_a_typed_spread_is_judged_by_its_type_across_files_and_follows_its_edits(tmp_path: Path):
+    """``{ ...note }`` with ``note: NoteInput`` (an interface re-exported from another file):
+    the type's properties are the keys sent (docs/fields.md, "Typed values")."""
+    (tmp_path / "contracts").mkdir()
+    contract = CONTRACT.replace("              properties:\n                title: {type: string}\n                body:",
+                                "              required: [title, body]\n"
+                                "              properties:\n                title: {type: string}\n                body:")
+    assert contract != CONTRACT
+    (tmp_path / "contracts/openapi.yaml").write_text(contract)
+    for rel, text in TYPED.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text)
+    idx = WorkspaceIndex(tmp_path)
+    idx.build()
+    rel, text = "web/src/notes.ts", TYPED["web/src/notes.ts"]
+    types = TYPED["web/src/types.ts"]
+
+    def messages() -> list[str]:
+        return sorted(f.message for f in idx.findings(rel) if f.code in FIELD_CODES)
+
+    assert fields_of(idx, rel, text) == [("unknown-field", "note")]
+    assert messages() == ["`bdoy` is not a field of the request body of POST /api/notes (from NoteInput via ...note); "
+                          "did you mean `body`?"]
+    # a move above the call (the fast path: nothing linked again) moves the finding with it
+    moved = "// notes\n" + text
+    fast = idx.stats.get("moved_links", 0)
+    idx.prepare_edits(rel, text)
+    idx.update(rel, moved, incremental=True)
+    assert idx.stats.get("moved_links", 0) == fast + 1
+    assert fields_of(idx, rel, moved) == [("unknown-field", "note")]
+    # the type edited in its own file judges the call again: a required field it lacks
+    idx.update("web/src/types.ts", types.replace("bdoy?: string", "pinned?: boolean"))
+    assert fields_of(idx, rel, moved) == [("missing-field", "{"), ("unknown-field", "note")]
+    assert messages() == [
+        "The request body of POST /api/notes requires field `body` (not declared by NoteInput via ...note)",
+        "`pinned` is not a field of the request body of POST /api/notes (from NoteInput via ...note)"]
+    idx.update("web/src/types.ts", types.replace("bdoy?", "body?"))
+    assert fields_of(idx, rel, moved) == []
+    # a type that is not closed (an index signature): not judged
+    idx.update("web/src/types.ts", types.replace("bdoy?: string", "[key: string]: string"))
+    assert fields_of(idx, rel, moved) == []
