@@ -25,6 +25,7 @@ guessed.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from itertools import chain
 
 from .callsites import (
     arg_value,
@@ -223,6 +224,51 @@ class Linker(Symbols):
             return calls, self._deps[-1]
         finally:
             self._deps.pop()
+
+    def link_sites(self, path: str, spans: set[Span], taken: tuple[CallSite, ...] = ()
+                   ) -> tuple[dict[Span, list[HttpCall]], set[str]] | None:
+        """The HTTP calls of the call sites of ``path`` at ``spans`` (as ``link_file`` gives
+        them), per site, and every path read to find them; after an edit that changed only
+        those sites, which replaced the sites ``taken``. None when another site's calls may
+        have changed with them: one of them (old or new) is in a method or a nested function
+        (a subclass's ``super`` table binds a base class's methods) or is a wrapper's inside."""
+        self._deps.append({path})
+        try:
+            idx = self._file_index(path)
+            if idx is None:
+                return None
+            sites = [s for s in idx.facts.calls if s.span in spans]
+            if any(self._forwards(idx, s) for s in chain(taken, sites)):
+                return None
+            out: dict[Span, list[HttpCall]] = {}
+            for site in sites:
+                try:
+                    out[site.span] = self._classify(idx, site)
+                except RecursionError:
+                    return None
+            return out, self._deps[-1]
+        finally:
+            self._deps.pop()
+
+    def _forwards(self, idx: "FileIndex", site: CallSite) -> bool:
+        """Whether the calls of other sites may be made of ``site``'s (see ``link_sites``)."""
+        scope = site.scope
+        if scope is None:
+            return False
+        fn = idx.functions.get(scope)
+        if "." in scope:
+            return True
+        if fn is None:
+            return False
+        try:
+            for target in _each(self._target(idx, site)):
+                got = self._url_and_method(idx, site, target)
+                if got is not None and any(type(p) is Arg for p in flat(got[0][got[1]:])) and forwards_path(
+                        got[0], got[1], fn.params):
+                    return True
+        except RecursionError:
+            return True
+        return False
 
     # ------------------------------------------------------------------ classes
     def _through_super(self, idx: "FileIndex", cdef: ClassDef) -> list[HttpCall]:

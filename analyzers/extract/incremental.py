@@ -52,6 +52,7 @@ _ECMA = ("typescript", "tsx", "javascript")
 _LISTS = tuple(sorted(k for k, v in vars(ecma.EcmaCollector()).items() if type(v) is list)) + ("angular",)
 _N = len(_LISTS)
 _CLIENTS = _LISTS.index("clients")
+_CALLS = _LISTS.index("calls")
 _ANGULAR = _N - 1
 _EMPTY = ((),) * _N
 
@@ -117,16 +118,23 @@ class Change:
     """How new facts relate to the previous ones. ``moved_only``: they are the previous
     facts with some spans moved (the edit changed no fact, only where facts are); then
     ``span(old)`` gives where a span of the previous facts (or one derived from them, such
-    as a linked call's) is now, or None when that cannot be told."""
+    as a linked call's) is now, or None when that cannot be told.
 
-    __slots__ = ("moved_only", "start", "old_end", "delta", "pairs")
+    ``sites``: when only call sites changed (every other fact is the previous one, moved),
+    the call sites of the statements taken out (where they were) and of the statements
+    put in (where they are); a call site outside those statements is the previous one,
+    moved as ``span`` says. None otherwise."""
 
-    def __init__(self, moved_only: bool, start: int, old_end: int, delta: int, pairs: dict) -> None:
+    __slots__ = ("moved_only", "start", "old_end", "delta", "pairs", "sites")
+
+    def __init__(self, moved_only: bool, start: int, old_end: int, delta: int, pairs: dict,
+                 sites: tuple | None = None) -> None:
         self.moved_only = moved_only
         self.start = start
         self.old_end = old_end
         self.delta = delta
         self.pairs = pairs
+        self.sites = sites
 
     def span(self, old: Span) -> Span | None:
         new = self.pairs.get(old)
@@ -362,7 +370,10 @@ def _edited(path: str, text: str, lang: str, state: EditState):
             units.append(u if d == 0 else _moved(u, d))
     pairs: dict = {}
     moved_only = not flipped and _same_lists(removed, fresh, pairs)
-    change = Change(moved_only, start, old_end, delta, pairs if moved_only else {})
+    sites = None
+    if not moved_only and not flipped and _same_lists(removed, fresh, {}, skip=_CALLS):
+        sites = (tuple(x for u in removed for x in u.lists[_CALLS]), tuple(x for u in fresh for x in u.lists[_CALLS]))
+    change = Change(moved_only, start, old_end, delta, pairs if moved_only else {}, sites)
     return None, EditState(path, lang, src, tree, tuple(units), tables, counts), change
 
 
@@ -459,10 +470,12 @@ def _shifted(lists: tuple, d: int) -> tuple:
     return tuple(out)
 
 
-def _same_lists(old: list[_Unit], new: list[_Unit], pairs: dict) -> bool:
+def _same_lists(old: list[_Unit], new: list[_Unit], pairs: dict, skip: int = -1) -> bool:
     """Whether the statements taken out and put in have the same facts but for their spans
-    (recording in ``pairs`` which old span is which new one)."""
+    (recording in ``pairs`` which old span is which new one); the list ``skip`` is not compared."""
     for k in range(_N):
+        if k == skip:
+            continue
         a = [x for u in old for x in u.lists[k]]
         b = [x for u in new for x in u.lists[k]]
         if len(a) != len(b):
@@ -543,11 +556,14 @@ def _moved_span(v: Span, d: int) -> Span:
     return o
 
 
-def _moved_tuple(v: tuple, d: int, S=_S) -> tuple:
-    return tuple([S[type(x)](x, d) for x in v]) if v else v
-
-
 def _kept(v, d: int):
+    return v
+
+
+def _moved_tuple(v: tuple, d: int, S=_S, kept=_kept) -> tuple:
+    for x in v:  # most tuples (URL parts, names) hold nothing with a span: kept as they are
+        if S[type(x)] is not kept:
+            return tuple([S[type(x)](x, d) for x in v])
     return v
 
 
@@ -588,6 +604,28 @@ def _shifter(t: type):
         put(o, "__dict__", dd)
         return o
     return moved
+
+
+def relocated(v, where):
+    """``v`` with every span ``s`` replaced by ``where(s)`` (spans that start before 0, the
+    linker's FOREIGN, are kept); raises ``LookupError`` when ``where`` gives None."""
+    t = type(v)
+    if t is Span:
+        if v.start < 0:
+            return v
+        got = where(v)
+        if got is None:
+            raise LookupError(v)
+        return got
+    if t is tuple:
+        return tuple([relocated(x, where) for x in v]) if v else v
+    if t in _PLAIN or not dataclasses.is_dataclass(t):
+        return v
+    p = _plan(t)
+    if p is None:
+        return v
+    changes = {n: relocated(getattr(v, n), where) for n, m in p[0] if m}
+    return dataclasses.replace(v, **changes)
 
 
 def shift(v, d: int):

@@ -280,7 +280,8 @@ class WorkspaceIndex(BuildSteps, UpdateSteps):
         else:
             building.linked.add(rel)
 
-    def _link_one(self, linker: Linker, rel: str) -> None:
+    def _link_one(self, linker: Linker, rel: str, link=None) -> None:
+        """Link ``rel`` (``link(linker, rel)`` instead of ``linker.link_file`` when given)."""
         facts = self.facts.get(rel)
         if facts is None:
             self._set_links(rel, None, set(), (), ())
@@ -289,7 +290,7 @@ class WorkspaceIndex(BuildSteps, UpdateSteps):
             self._set_analysis(rel, None)
             return
         try:
-            calls, deps = linker.link_file(rel)
+            calls, deps = (link or Linker.link_file)(linker, rel)
         except _NotYetExtracted:
             raise
         except Exception:  # noqa: BLE001

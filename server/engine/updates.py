@@ -13,9 +13,9 @@ from typing import Iterable
 
 from specward.analyzers.analyses import text_readers
 from specward.analyzers.extract import extract_edited
-from specward.analyzers.extract.incremental import edited_incrementally
+from specward.analyzers.extract.incremental import edited_incrementally, relocated
 from specward.analyzers.http import HttpCall
-from specward.analyzers.model import FOLDER_EDGE, Finding, ObjVal, Read, Span
+from specward.analyzers.model import FOLDER_EDGE, Finding, Span
 
 from .parsing import extract_safely
 from .inputs import ambient_modules
@@ -112,7 +112,7 @@ class UpdateSteps:
 
     def _update_source(self, rel: str, text: str | None, incremental: bool = False) -> set[str]:
         old_unused = {f.span for f in self.unused}
-        change = None
+        facts = change = None
         listing: set[str] = set()  # judged again because a file appeared or went away below a folder
         if text is None:
             if self._file_route_exports(rel) is not None:
@@ -144,8 +144,11 @@ class UpdateSteps:
                 readers = text_readers(chain((rel,), self.ardeps.get(rel, ())), self.analysis_input)
                 self._analyze(readers)
                 return {rel} | readers | (self.routes_changed() if self._composed is None else set())
-        linked = {rel} | self.rdeps.get(rel, set())
-        self._link(linked)
+        if self._relink_sites(rel, facts, change):
+            linked = {rel}  # no other file reads call sites that are independent
+        else:
+            linked = {rel} | self.rdeps.get(rel, set())
+            self._link(linked)
         # a route or mount changed: with routes as the contract, every call judged again (once)
         rejudged = self.routes_changed() if self._composed is None else set()
         judged = (self.ardeps.get(rel, set()) | listing) - linked  # reached only through an analysis edge
@@ -212,6 +215,22 @@ class UpdateSteps:
             change = None  # `change` compares with the state's facts, not the index's
         return facts, change
 
+    def _relink_sites(self, rel: str, facts, change) -> bool:
+        """An edit changed only call sites of ``rel``: link those alone (``spliced_calls``).
+        False when it cannot be done so: link the whole file then."""
+        if change is None or change.sites is None or rel not in self.calls or rel not in self.deps:
+            return False
+        old, old_deps = self.calls[rel], self.deps[rel]
+        linker = self._linker(self.facts.get)
+        idx = linker._file_index(rel)
+        got = spliced_calls(old, change, idx.facts, linker, rel) if idx is not None else None
+        if got is None:
+            return False
+        calls, deps = got[0], got[1] | old_deps  # (a dependency the edit dropped stays: harmless)
+        self._link_one(linker, rel, lambda _linker, _path: (calls, deps))
+        self.stats["spliced_links"] = self.stats.get("spliced_links", 0.0) + 1
+        return True
+
     def _move_links(self, rel: str, facts, change) -> bool:
         """An edit moved ``rel``'s facts without changing them: move its linked calls and
         their statuses the same way (a file's link results hold only its own spans, so no
@@ -220,25 +239,10 @@ class UpdateSteps:
         if calls is None or rel not in self.deps:
             return False
         where = change.span
-
-        def moved_call(c: HttpCall) -> HttpCall | None:
-            span, call_span = where(c.span), where(c.call_span)
-            if span is None or call_span is None:
-                return None
-            if span == c.span and call_span == c.call_span:
-                return c
-            if not (c.body or c.params or c.reads):
-                return replace(c, span=span, call_span=call_span)
-            try:  # what the field checks place findings on moves too
-                return replace(c, span=span, call_span=call_span, body=moved_object(c.body, where),
-                               params=moved_object(c.params, where), reads=moved_reads(c.reads, where))
-            except _Unplaced:
-                return None
-
-        new_calls = [moved_call(c) for c in calls]
+        new_calls = [moved_call(c, where) for c in calls]
         new_statuses = []
         for st in self.statuses.get(rel, ()):
-            call = moved_call(st.call)
+            call = moved_call(st.call, where)
             finding = st._finding
             if finding is not None:
                 span = where(finding.span)
@@ -345,29 +349,56 @@ class UpdateSteps:
         return linked | judged | self._rematch(linked)
 
 
-class _Unplaced(Exception):
-    """A span an edit's move cannot place."""
-
-
-def _placed(span: Span, where) -> Span:
-    if span.start < 0:  # FOREIGN: a key a wrapper writes, in no file of its own here
-        return span
-    got = where(span)
-    if got is None:
-        raise _Unplaced
-    return got
-
-
-def moved_object(obj: ObjVal | None, where) -> ObjVal | None:
-    """A call's body or parameter object with the spans the field checks read moved: the
-    literal's, its keys', and those of the objects nested in it."""
-    if obj is None:
+def moved_call(c: HttpCall, where) -> HttpCall | None:
+    """A linked call where an edit moved its call site (None: it cannot be placed)."""
+    span, call_span = where(c.span), where(c.call_span)
+    if span is None or call_span is None:
         return None
-    fields = tuple((k, moved_object(v, where) if type(v) is ObjVal else v) for k, v in obj.fields)
-    keys = tuple(replace(k, span=_placed(k.span, where)) for k in obj.keys)
-    return ObjVal(fields, _placed(obj.span, where), keys, obj.computed)
+    same = span == c.span and call_span == c.call_span
+    if not (c.body or c.params or c.reads):
+        return c if same else replace(c, span=span, call_span=call_span)
+    try:  # what the field checks place findings on moves too (reads may follow an edit after the call)
+        body, params, reads = relocated(c.body, where), relocated(c.params, where), relocated(c.reads, where)
+    except LookupError:
+        return None
+    if same and body == c.body and params == c.params and reads == c.reads:
+        return c
+    return replace(c, span=span, call_span=call_span, body=body, params=params, reads=reads)
 
 
-def moved_reads(reads: tuple[Read, ...], where) -> tuple[Read, ...]:
-    return tuple(Read(r.steps, tuple(_placed(sp, where) for sp in r.spans), r.returned) for r in reads)
+def spliced_calls(old: list[HttpCall], change, facts, linker, rel: str) -> tuple[list[HttpCall], set[str]] | None:
+    """The calls of ``rel`` after an edit that changed only call sites (``change.sites``):
+    the calls of the sites the edit put in, linked, and the previous calls of the other
+    sites, moved; in ``link_file``'s order. None when a call cannot be placed or other
+    sites' calls may have changed too (``Linker.link_sites``): link the whole file then."""
+    taken, put = change.sites
+    linked = linker.link_sites(rel, {s.span for s in put}, taken)
+    if linked is None:
+        return None
+    fresh, deps = linked
+    gone = {s.span for s in taken}
+    kept = []
+    for c in old:
+        if c.call_span in gone:
+            continue
+        m = moved_call(c, change.span)
+        if m is None:
+            return None
+        kept.append(m)
+    out: list[HttpCall] = []
+    i = 0
+    for site in facts.calls:
+        got = fresh.get(site.span)
+        if got is not None:
+            out.extend(got)
+            continue
+        while i < len(kept) and kept[i].call_span == site.span:
+            out.append(kept[i])
+            i += 1
+    classes = {c.span for c in facts.classes}
+    if any(c.call_span not in classes for c in kept[i:]):  # calls of a base class's methods come last
+        return None
+    out.extend(kept[i:])
+    return out, deps
+
 

@@ -70,6 +70,12 @@ export function loadCustomer(customerId: string) {
   return getJson(`/customers/${customerId}/profile`);
 }
 
+export async function placeOrder(note: string, lines: string[]) {
+  const { data } = await http.post('/orders', { note, lines, source: 'web' });
+  console.info(`placed ${data.id} with ${lines.length} lines`);
+  return data.id;
+}
+
 export class OrderStore {
   private cache = new Map<string, unknown>();
 
@@ -150,18 +156,20 @@ def test_random_edits_of_open_documents_match_a_fresh_index(tmp_path: Path, seed
         idx.update(rel, texts[rel], incremental=True)
         idx.prepare_edits(rel, texts[rel])
     rng = random.Random(seed)
-    moved = 0
+    moved = spliced = 0
     for step in range(40):
         rel = rng.choices(("src/features/orders.ts", "src/api/http.ts", "src/api/request.ts"), (8, 1, 1))[0]
         texts[rel] = FILES[rel] if rng.random() < 0.05 else _edit(rng, texts[rel])
-        before = idx.stats.get("moved_links", 0)
+        before = idx.stats.get("moved_links", 0), idx.stats.get("spliced_links", 0)
         idx.update(rel, texts[rel], incremental=True)
-        moved += idx.stats.get("moved_links", 0) > before
+        moved += idx.stats.get("moved_links", 0) > before[0]
+        spliced += idx.stats.get("spliced_links", 0) > before[1]
         _write(fresh_root, texts)
         fresh = WorkspaceIndex(fresh_root, use_cache=False)
         fresh.build()
         assert _state(idx) == _state(fresh), f"seed {seed}, edit {step} of {rel}: {texts[rel]!r}"
     assert moved > 0  # some edits only moved facts, and the links were moved, not made again
+    assert spliced > 0  # some changed only call sites: those alone were linked again
 
 
 def test_an_edit_that_moves_facts_moves_the_findings_without_linking(tmp_path: Path, monkeypatch):
