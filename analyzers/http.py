@@ -215,35 +215,37 @@ class Linker(Symbols):
                         calls.extend(self._classify(idx, site))
                     except RecursionError:
                         pass
+                supers: list[HttpCall] = []
                 for cdef in idx.facts.classes:
                     if cdef.super_args and cdef.bases:
                         try:
-                            calls.extend(self._through_super(idx, cdef))
+                            supers.extend(self._through_super(idx, cdef))
                         except RecursionError:
                             pass
+                if supers:  # in the order of the file, as the sites' calls are
+                    calls = sorted(calls + supers, key=_call_start)
             return calls, self._deps[-1]
         finally:
             self._deps.pop()
 
-    def link_sites(self, path: str, spans: set[Span], taken: tuple[CallSite, ...] = ()
-                   ) -> tuple[dict[Span, list[HttpCall]], set[str]] | None:
-        """The HTTP calls of the call sites of ``path`` at ``spans`` (as ``link_file`` gives
-        them), per site, and every path read to find them; after an edit that changed only
-        those sites, which replaced the sites ``taken``. None when another site's calls may
-        have changed with them: one of them (old or new) is in a method or a nested function
-        (a subclass's ``super`` table binds a base class's methods) or is a wrapper's inside."""
+    def link_sites(self, path: str, sites: tuple[CallSite, ...], taken: tuple[CallSite, ...] = ()
+                   ) -> tuple[list[HttpCall], set[str]] | None:
+        """The HTTP calls of ``sites``, call sites of ``path``, as ``link_file`` gives them,
+        and every path read to find them; after an edit that changed only those sites, which
+        replaced the sites ``taken``. The file's other facts may be an earlier version's
+        (the same but for spans and call sites): nothing of them but what they mean reaches a
+        call. None when another site's calls may have changed with these: one of them (old or
+        new) is in a method or a nested function (a subclass's ``super`` table binds a base
+        class's methods) or is a wrapper's inside."""
         self._deps.append({path})
         try:
             idx = self._file_index(path)
-            if idx is None:
+            if idx is None or any(self._forwards(idx, s) for s in chain(taken, sites)):
                 return None
-            sites = [s for s in idx.facts.calls if s.span in spans]
-            if any(self._forwards(idx, s) for s in chain(taken, sites)):
-                return None
-            out: dict[Span, list[HttpCall]] = {}
+            out: list[HttpCall] = []
             for site in sites:
                 try:
-                    out[site.span] = self._classify(idx, site)
+                    out.extend(self._classify(idx, site))
                 except RecursionError:
                     return None
             return out, self._deps[-1]
@@ -679,6 +681,10 @@ class Linker(Symbols):
 
 
 # ---------------------------------------------------------------------- helpers
+
+
+def _call_start(c: HttpCall) -> int:
+    return c.call_span.start
 
 
 def _data_models(facts):

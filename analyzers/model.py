@@ -747,3 +747,4 @@ for _cls in [v for v in list(globals().values())
              if isinstance(v, type) and v.__module__ == __name__ and "__dataclass_fields__" in v.__dict__]:
     if _cls.__dataclass_params__.frozen:
         _plain_init(_cls)
+del _cls

@@ -125,16 +125,19 @@ class Change:
     put in (where they are); a call site outside those statements is the previous one,
     moved as ``span`` says. None otherwise."""
 
-    __slots__ = ("moved_only", "start", "old_end", "delta", "pairs", "sites")
+    __slots__ = ("moved_only", "start", "old_end", "delta", "pairs", "sites", "after")
 
     def __init__(self, moved_only: bool, start: int, old_end: int, delta: int, pairs: dict,
-                 sites: tuple | None = None) -> None:
+                 sites: tuple | None = None, after: int | None = None) -> None:
         self.moved_only = moved_only
         self.start = start
         self.old_end = old_end
         self.delta = delta
         self.pairs = pairs
         self.sites = sites
+        # where the statements extracted again end (before the edit): ``span`` moves any
+        # span from there on by ``delta``
+        self.after = old_end if after is None else max(after, old_end)
 
     def span(self, old: Span) -> Span | None:
         new = self.pairs.get(old)
@@ -373,7 +376,8 @@ def _edited(path: str, text: str, lang: str, state: EditState):
     sites = None
     if not moved_only and not flipped and _same_lists(removed, fresh, {}, skip=_CALLS):
         sites = (tuple(x for u in removed for x in u.lists[_CALLS]), tuple(x for u in fresh for x in u.lists[_CALLS]))
-    change = Change(moved_only, start, old_end, delta, pairs if moved_only else {}, sites)
+    change = Change(moved_only, start, old_end, delta, pairs if moved_only else {}, sites,
+                    max((u.end for u in removed), default=old_end))
     return None, EditState(path, lang, src, tree, tuple(units), tables, counts), change
 
 
@@ -551,6 +555,8 @@ _S = _Shifters()
 
 
 def _moved_span(v: Span, d: int) -> Span:
+    if v.start < 0:  # the linker's FOREIGN (a key a wrapper writes): in no file, never moved
+        return v
     o = _new(Span)
     _set(o, "__dict__", {"start": v.start + d, "end": v.end + d})
     return o
@@ -593,9 +599,10 @@ def _shifter(t: type):
         dd = v.__dict__.copy()
         for n in spans:
             x = dd[n]
-            o = new(span)
-            put(o, "__dict__", {"start": x.start + d, "end": x.end + d})
-            dd[n] = o
+            if x.start >= 0:  # (not FOREIGN)
+                o = new(span)
+                put(o, "__dict__", {"start": x.start + d, "end": x.end + d})
+                dd[n] = o
         for n in walks:
             x = dd[n]
             if x is not None:
@@ -608,7 +615,8 @@ def _shifter(t: type):
 
 def relocated(v, where):
     """``v`` with every span ``s`` replaced by ``where(s)`` (spans that start before 0, the
-    linker's FOREIGN, are kept); raises ``LookupError`` when ``where`` gives None."""
+    linker's FOREIGN, are kept); ``v`` itself when no span changed. Raises ``LookupError``
+    when ``where`` gives None."""
     t = type(v)
     if t is Span:
         if v.start < 0:
@@ -616,16 +624,33 @@ def relocated(v, where):
         got = where(v)
         if got is None:
             raise LookupError(v)
-        return got
+        return v if got == v else got
     if t is tuple:
-        return tuple([relocated(x, where) for x in v]) if v else v
+        if not v:
+            return v
+        out = [relocated(x, where) for x in v]
+        return v if all(a is b for a, b in zip(out, v)) else tuple(out)
     if t in _PLAIN or not dataclasses.is_dataclass(t):
         return v
     p = _plan(t)
     if p is None:
         return v
-    changes = {n: relocated(getattr(v, n), where) for n, m in p[0] if m}
-    return dataclasses.replace(v, **changes)
+    changes = {}
+    for n, m in p[0]:
+        if m:
+            x = getattr(v, n)
+            y = relocated(x, where)
+            if y is not x:
+                changes[n] = y
+    if not changes:
+        return v
+    if hasattr(t, "__slots__") or hasattr(t, "__post_init__"):
+        return dataclasses.replace(v, **changes)
+    dd = v.__dict__.copy()
+    dd.update(changes)
+    o = _new(t)
+    _set(o, "__dict__", dd)
+    return o
 
 
 def shift(v, d: int):

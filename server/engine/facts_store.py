@@ -67,6 +67,14 @@ class FactsStore:
             self._lru.popitem(last=False)
         return loaded
 
+    def built(self, rel: str) -> FileFacts | None:
+        """The facts of ``rel`` when they are at hand (live and built, or in the LRU): no
+        build, no load from the cache; None otherwise."""
+        v = self._live.get(rel)
+        if v is None:
+            return self._lru.get(rel)
+        return v if type(v) is FileFacts else v.built
+
     def put_live(self, rel: str, facts) -> None:
         """``facts``: a file's facts, or an incremental edit's state (``.facts`` builds them;
         an edit that only moved facts is not built until something reads them)."""

@@ -126,6 +126,10 @@ class WorkspaceIndex(BuildSteps, UpdateSteps):
         # per document edited with `update(..., incremental=True)` (the editor's open ones):
         # what its next incremental extraction starts from (analyzers/extract/incremental.py)
         self._edit_states: OrderedDict[str, object] = OrderedDict()
+        # per document edited incrementally: the index of its facts an edit that changed
+        # only call sites links against (``updates._relink_sites``), while every edit since
+        # changed only call sites or moved facts
+        self._frames: dict[str, object] = {}
         # the text of each source file given to `update(rel, text)` (an editor's buffer, let go
         # when `update_from_disk` follows the disk again): what `Context.text` reads first
         self._buffers: dict[str, str] = {}
@@ -280,8 +284,7 @@ class WorkspaceIndex(BuildSteps, UpdateSteps):
         else:
             building.linked.add(rel)
 
-    def _link_one(self, linker: Linker, rel: str, link=None) -> None:
-        """Link ``rel`` (``link(linker, rel)`` instead of ``linker.link_file`` when given)."""
+    def _link_one(self, linker: Linker, rel: str) -> None:
         facts = self.facts.get(rel)
         if facts is None:
             self._set_links(rel, None, set(), (), ())
@@ -290,7 +293,7 @@ class WorkspaceIndex(BuildSteps, UpdateSteps):
             self._set_analysis(rel, None)
             return
         try:
-            calls, deps = (link or Linker.link_file)(linker, rel)
+            calls, deps = linker.link_file(rel)
         except _NotYetExtracted:
             raise
         except Exception:  # noqa: BLE001

@@ -8,14 +8,16 @@ from __future__ import annotations
 
 import logging
 from dataclasses import replace
+from heapq import merge
 from itertools import chain
 from typing import Iterable
 
 from specward.analyzers.analyses import text_readers
 from specward.analyzers.extract import extract_edited
-from specward.analyzers.extract.incremental import edited_incrementally, relocated
+from specward.analyzers.extract.incremental import edited_incrementally, relocated, shift
 from specward.analyzers.http import HttpCall
-from specward.analyzers.model import FOLDER_EDGE, Finding, Span
+from specward.analyzers.symbols import FileIndex
+from specward.analyzers.model import FOLDER_EDGE, FileFacts, Finding, Span
 
 from .parsing import extract_safely
 from .inputs import ambient_modules
@@ -112,12 +114,13 @@ class UpdateSteps:
 
     def _update_source(self, rel: str, text: str | None, incremental: bool = False) -> set[str]:
         old_unused = {f.span for f in self.unused}
-        facts = change = None
+        facts = change = before = None
         listing: set[str] = set()  # judged again because a file appeared or went away below a folder
         if text is None:
             if self._file_route_exports(rel) is not None:
                 self._composed = None  # a file route, or a framework's config, went away
             self._edit_states.pop(rel, None)
+            self._frames.pop(rel, None)
             self._buffers.pop(rel, None)
             existed = self.facts.drop(rel)
             self.digests.pop(rel, None)
@@ -133,8 +136,9 @@ class UpdateSteps:
                 return set()
             self.skipped.pop(rel, None)
             exported = self._file_route_exports(rel)
+            before = self.facts.built(rel)
             facts, change = self._extract(rel, text, incremental)
-            if exported is not None and (exported != tuple(facts.exports) or rel not in self.digests):
+            if exported is not None and (exported != tuple(built(facts).exports) or rel not in self.digests):
                 self._composed = None  # a file route's exports (its methods) or a framework config changed
             self.facts.put_live(rel, facts)
             self.digests[rel] = digest
@@ -144,11 +148,15 @@ class UpdateSteps:
                 readers = text_readers(chain((rel,), self.ardeps.get(rel, ())), self.analysis_input)
                 self._analyze(readers)
                 return {rel} | readers | (self.routes_changed() if self._composed is None else set())
-        if self._relink_sites(rel, facts, change):
-            linked = {rel}  # no other file reads call sites that are independent
+        if self._relink_sites(rel, change, before):
+            linked = {rel}  # no other file reads these call sites: only their calls change
+            self._analyze(text_readers(chain((rel,), self.ardeps.get(rel, ())), self.analysis_input))
         else:
             linked = {rel} | self.rdeps.get(rel, set())
             self._link(linked)
+            self._frames.pop(rel, None)
+            if rel in self._edit_states and text is not None:  # its facts as linked: the next edits' frame
+                self._frames[rel] = self.facts.built(rel)
         # a route or mount changed: with routes as the contract, every call judged again (once)
         rejudged = self.routes_changed() if self._composed is None else set()
         judged = (self.ardeps.get(rel, set()) | listing) - linked  # reached only through an analysis edge
@@ -191,6 +199,7 @@ class UpdateSteps:
         self._edit_states[rel] = state
         while len(self._edit_states) > EDIT_STATES:
             old_rel, old = self._edit_states.popitem(last=False)
+            self._frames.pop(old_rel, None)
             if self.facts.holds(old_rel, old):
                 self.facts.put_live(old_rel, old.facts)
 
@@ -215,19 +224,47 @@ class UpdateSteps:
             change = None  # `change` compares with the state's facts, not the index's
         return facts, change
 
-    def _relink_sites(self, rel: str, facts, change) -> bool:
-        """An edit changed only call sites of ``rel``: link those alone (``spliced_calls``).
-        False when it cannot be done so: link the whole file then."""
+    def _relink_sites(self, rel: str, change, before) -> bool:
+        """An edit changed only call sites of ``rel``: link those alone (``spliced_calls``),
+        against the facts of ``rel`` as they were when its link frame was taken (``before``:
+        its previous facts if they were built; the same but for spans and call sites), so
+        that nothing waits for this edit's facts to be built; move the rest of its link
+        results. False when it cannot be done so: link the whole file then."""
         if change is None or change.sites is None or rel not in self.calls or rel not in self.deps:
             return False
+        frame = self._frames.get(rel) or before
+        if frame is None:
+            return False
+        if type(frame) is not FileIndex:
+            frame = FileIndex(frame)
+        get = self.facts.get
+
+        def lookup(path: str):
+            return frame.facts if path == rel else get(path)
+
+        linker = self._linker(lookup)
+        linker._index[rel] = frame
         old, old_deps = self.calls[rel], self.deps[rel]
-        linker = self._linker(self.facts.get)
-        idx = linker._file_index(rel)
-        got = spliced_calls(old, change, idx.facts, linker, rel) if idx is not None else None
+        got = spliced_calls(old, change, linker, rel)
         if got is None:
             return False
-        calls, deps = got[0], got[1] | old_deps  # (a dependency the edit dropped stays: harmless)
-        self._link_one(linker, rel, lambda _linker, _path: (calls, deps))
+        where = change.span
+        problems = self.problems.get(rel, ())  # the facts' own, moved
+        spans = [where(x.span) for x in problems]
+        moved_analysis = _moved_findings(self.analysis_findings.get(rel, ()), rel, where)
+        if None in spans or moved_analysis is None or rel in self.routes or rel in self.mounts:
+            return False
+        self._frames[rel] = frame
+        calls, deps = got
+        self.calls[rel] = calls
+        self.deps[rel] = deps = deps | old_deps  # (a dependency the edit dropped stays: harmless)
+        for dep in deps:
+            self.rdeps.setdefault(dep, set()).add(rel)
+        if problems:
+            self.problems[rel] = tuple(replace(x, span=sp) for x, sp in zip(problems, spans))
+        if moved_analysis:
+            self.analysis_findings[rel] = moved_analysis
+        self._dirty_links.add(rel)
         self.stats["spliced_links"] = self.stats.get("spliced_links", 0.0) + 1
         return True
 
@@ -239,10 +276,11 @@ class UpdateSteps:
         if calls is None or rel not in self.deps:
             return False
         where = change.span
-        new_calls = [moved_call(c, where) for c in calls]
+        new_calls = [moved_call(c, change) for c in calls]
+        done = {id(c): m for c, m in zip(calls, new_calls)}  # a status holds one of these calls, mostly
         new_statuses = []
         for st in self.statuses.get(rel, ()):
-            call = moved_call(st.call, where)
+            call = done[id(st.call)] if id(st.call) in done else moved_call(st.call, change)
             finding = st._finding
             if finding is not None:
                 span = where(finding.span)
@@ -270,6 +308,7 @@ class UpdateSteps:
         if moved_problems:
             self.problems[rel] = moved_problems
         if rel in self.routes or rel in self.mounts:  # the new facts' (handlers' spans moved too)
+            facts = built(facts)
             self._set_routes(rel, (*facts.routes, *facts.mounts))
         self._dirty_links.add(rel)
         if self.analysis_findings.get(rel):
@@ -349,30 +388,44 @@ class UpdateSteps:
         return linked | judged | self._rematch(linked)
 
 
-def moved_call(c: HttpCall, where) -> HttpCall | None:
-    """A linked call where an edit moved its call site (None: it cannot be placed)."""
+def built(facts) -> FileFacts:
+    """A file's facts, built from an incremental edit's state when that is what is held."""
+    return facts if type(facts) is FileFacts else facts.facts
+
+
+def moved_call(c: HttpCall, change) -> HttpCall | None:
+    """A linked call where an edit (``Change``) moved its call site (None: it cannot be
+    placed). Its body and reads move with it: they lie after the call's start, the reads
+    possibly after the edit when the call is before it."""
+    where = change.span
     span, call_span = where(c.span), where(c.call_span)
     if span is None or call_span is None:
         return None
     same = span == c.span and call_span == c.call_span
     if not (c.body or c.params or c.reads):
         return c if same else replace(c, span=span, call_span=call_span)
-    try:  # what the field checks place findings on moves too (reads may follow an edit after the call)
+    if c.call_span.start >= change.after:  # all of it after the edit: one shift
+        d = change.delta
+        return c if not d else replace(c, span=span, call_span=call_span, body=shift(c.body, d) if c.body else c.body,
+                       params=shift(c.params, d) if c.params else c.params, reads=shift(c.reads, d))
+    if same and max((sp.end for r in c.reads for sp in r.spans), default=0) <= change.start:
+        return c  # all of it before the edit
+    try:
         body, params, reads = relocated(c.body, where), relocated(c.params, where), relocated(c.reads, where)
     except LookupError:
         return None
-    if same and body == c.body and params == c.params and reads == c.reads:
+    if same and body is c.body and params is c.params and reads is c.reads:
         return c
     return replace(c, span=span, call_span=call_span, body=body, params=params, reads=reads)
 
 
-def spliced_calls(old: list[HttpCall], change, facts, linker, rel: str) -> tuple[list[HttpCall], set[str]] | None:
+def spliced_calls(old: list[HttpCall], change, linker, rel: str) -> tuple[list[HttpCall], set[str]] | None:
     """The calls of ``rel`` after an edit that changed only call sites (``change.sites``):
     the calls of the sites the edit put in, linked, and the previous calls of the other
-    sites, moved; in ``link_file``'s order. None when a call cannot be placed or other
-    sites' calls may have changed too (``Linker.link_sites``): link the whole file then."""
+    sites, moved; in ``link_file``'s order (the file's). None when a call cannot be placed or
+    other sites' calls may have changed too (``Linker.link_sites``): link the whole file then."""
     taken, put = change.sites
-    linked = linker.link_sites(rel, {s.span for s in put}, taken)
+    linked = linker.link_sites(rel, put, taken)
     if linked is None:
         return None
     fresh, deps = linked
@@ -381,24 +434,14 @@ def spliced_calls(old: list[HttpCall], change, facts, linker, rel: str) -> tuple
     for c in old:
         if c.call_span in gone:
             continue
-        m = moved_call(c, change.span)
+        m = moved_call(c, change)
         if m is None:
             return None
         kept.append(m)
-    out: list[HttpCall] = []
-    i = 0
-    for site in facts.calls:
-        got = fresh.get(site.span)
-        if got is not None:
-            out.extend(got)
-            continue
-        while i < len(kept) and kept[i].call_span == site.span:
-            out.append(kept[i])
-            i += 1
-    classes = {c.span for c in facts.classes}
-    if any(c.call_span not in classes for c in kept[i:]):  # calls of a base class's methods come last
-        return None
-    out.extend(kept[i:])
-    return out, deps
+    return list(merge(kept, fresh, key=_call_start)), deps
+
+
+def _call_start(c: HttpCall) -> int:
+    return c.call_span.start
 
 
