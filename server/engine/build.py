@@ -49,9 +49,11 @@ def _folder(dep: str) -> str | None:
 
 
 @contextlib.contextmanager
-def _collector_paused(freeze: bool = False):
+def _collector_paused(freeze: bool = False, held: list | None = None):
     """Pause the cyclic garbage collector (if it runs) for the duration; with ``freeze``,
-    move everything alive at the end to the collector's permanent generation."""
+    move everything alive at the end to the collector's permanent generation. With
+    ``held`` (a list), the collector is left paused at the end and ``True`` appended when
+    it ran before: the caller turns it on again later (``resume_collector``)."""
     enabled = gc.isenabled()
     gc.disable()
     try:
@@ -60,7 +62,17 @@ def _collector_paused(freeze: bool = False):
         if freeze:
             gc.freeze()
         if enabled:
-            gc.enable()
+            if held is None:
+                gc.enable()
+            else:
+                held.append(True)
+
+
+def resume_collector(held: list) -> None:
+    """Turn the collector on again after updates that left it paused (``held``)."""
+    if held:
+        held.clear()
+        gc.enable()
 
 
 class _NotYetExtracted(Exception):

@@ -191,7 +191,8 @@ class Session:
         self.snapshots[rel] = (version, text)
         # an open document's next versions come this way: the index keeps what lets it
         # re-extract only the statements an edit touches
-        changed = self.index.update(rel, text, incremental=True)
+        # (the collector's pass over what the edit built waits until the publish is sent: _after)
+        changed = self.index.update(rel, text, incremental=True, hold_collector=True)
         changed.add(rel)
         if self.index.needs_edit_state(rel) and not self.closing:
             # opened with the text already indexed: get its first edit ready (after this
@@ -221,6 +222,12 @@ class Session:
     def _after(self, fut: "asyncio.Future") -> None:
         """On the event loop: send what an index job prepared (or, for a client that
         pulls, ask it to pull again)."""
+        try:
+            self._send(fut)
+        finally:
+            self.index.resume_collector()
+
+    def _send(self, fut: "asyncio.Future") -> None:
         if fut.cancelled() or fut.exception() is not None:
             return
         prepared = fut.result() or ()

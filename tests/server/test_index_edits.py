@@ -295,3 +295,26 @@ def test_only_the_last_edited_documents_keep_their_trees(tmp_path: Path, monkeyp
         rel = f"src/extra/e{i}.ts"
         assert (type(idx.facts._live[rel]).__name__ == "FileFacts") == (i < 2)
         assert [f.code for f in idx.findings(rel)] == ["phantom-api"]
+
+
+def test_an_update_can_hold_the_collector_paused_until_the_caller_resumes_it(tmp_path: Path):
+    """The server publishes an edit's diagnostics before the collector's pass over what the
+    edit built (session._after); nothing else changes, and the collector does run again."""
+    import gc
+
+    _write(tmp_path, FILES)
+    idx = WorkspaceIndex(tmp_path, use_cache=False)
+    idx.build()
+    assert gc.isenabled()
+    try:
+        idx.update(EDITED, ORDERS_TS + "\n// held\n", incremental=True, hold_collector=True)
+        assert not gc.isenabled()
+        idx.update(EDITED, ORDERS_TS, incremental=True, hold_collector=True)  # still paused: held once
+        idx.resume_collector()
+        assert gc.isenabled()
+        idx.resume_collector()  # nothing held: no change
+        assert gc.isenabled()
+        idx.update(EDITED, ORDERS_TS + "\n", incremental=True)
+        assert gc.isenabled()
+    finally:
+        gc.enable()
