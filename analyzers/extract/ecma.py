@@ -1227,12 +1227,12 @@ class _Program(RoutesMixin, ReadsMixin, ModelsMixin):
         """Any expression as an argument value: string-like, object (also through a local
         variable, a destructuring or a memo hook), array, function value, or other."""
         t = n.type
+        if t == "object" and depth <= 12:  # (its own span: none built here)
+            return self.obj(n, rec, scope, depth)
         base = self.base
         sp = Span(base + n.start_byte, base + n.end_byte)
         if depth > 12:
             return OtherVal(sp)
-        if t == "object":
-            return self.obj(n, rec, scope, depth)
         if t == "identifier" or t == "shorthand_property_identifier":
             name = self.src[n.start_byte : n.end_byte].decode("utf-8", "replace")
             r = rec

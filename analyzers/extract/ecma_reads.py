@@ -57,6 +57,7 @@ call site, ``MAX_STEPS`` steps per read; identical reads once.
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from typing import TYPE_CHECKING, Any
 
 from tree_sitter import Node
@@ -110,6 +111,7 @@ class ReadsMixin:
         src: bytes
         base: int
         grammar: str
+        fn_starts: list[int]
 
         def string_value(self, n: Node) -> str: ...
         def locate(self, n: Node) -> Any: ...
@@ -367,6 +369,7 @@ class ReadsMixin:
     def _variable(self, nn: Node, steps: tuple, spans: tuple, chain: _Chain, depth: int, out: dict,
                   reassignable: Node | None, assignment: bool, scope: Node | None) -> None:
         name = self.src[nn.start_byte:nn.end_byte]
+        f = None
         if scope is not None:
             where = scope
         else:
@@ -376,6 +379,10 @@ class ReadsMixin:
         assigned = 0
         whole = False  # a use that takes the value as it is (passed on, compared, shown)
         after = (reassignable.end_byte if assignment and reassignable is not None else nn.end_byte)
+        # no function nested in `where` (the function itself aside): no use can be shadowed
+        starts = self.fn_starts
+        nested = bisect_left(starts, where.end_byte) - bisect_left(starts, where.start_byte)
+        flat = scope is None and nested == (0 if f is None else 1)
         for occ in self._identifiers(where, name):
             if occ.id == nn.id:
                 continue
@@ -386,7 +393,7 @@ class ReadsMixin:
                         and _is_field(p, "name", occ.id))):  # type: ignore[arg-type]
                 assigned += 1
                 continue
-            if occ.start_byte >= after and not self._shadowed(occ, where, name):
+            if occ.start_byte >= after and (flat or not self._shadowed(occ, where, name)):
                 if pt in _GOES_ON:
                     uses.append(occ)
                 else:  # (most uses in JSX: no need to walk up from them)
