@@ -633,7 +633,7 @@ class Linker(Symbols):
         too. Every property it declares counts, optional ones included. None otherwise (a
         class, a generic, ``Partial<T>``, a type from a package, a base not found)."""
         from .package_entry import in_installed
-        from .routes import find_declared
+        from .route_contract import find_model
 
         def resolve(importer: str, spec: str, python: bool) -> str | None:
             target = self.resolve_module(importer, spec, "python" if python else "typescript")
@@ -646,7 +646,7 @@ class Linker(Symbols):
             file, written = todo.pop(0)
             if "<" in written or "(" in written or len(seen) >= 16:
                 return None  # a generic or mapped base (`Base<T>`, `Omit<...>`)
-            hit = find_declared(file, written, self._facts, resolve, _data_models)
+            hit = find_model(file, written, self._facts, resolve)
             if hit is None:
                 return None
             where, model = hit
@@ -685,10 +685,6 @@ class Linker(Symbols):
 
 def _call_start(c: HttpCall) -> int:
     return c.call_span.start
-
-
-def _data_models(facts):
-    return facts.data_models
 
 
 def _each(target: "_Target | None") -> list["_Target"]:

@@ -49,11 +49,10 @@ def _folder(dep: str) -> str | None:
 
 
 @contextlib.contextmanager
-def _collector_paused(freeze: bool = False, held: list | None = None):
+def _collector_paused(freeze: bool = False, resume: bool = True):
     """Pause the cyclic garbage collector (if it runs) for the duration; with ``freeze``,
-    move everything alive at the end to the collector's permanent generation. With
-    ``held`` (a list), the collector is left paused at the end and ``True`` appended when
-    it ran before: the caller turns it on again later (``resume_collector``)."""
+    move everything alive at the end to the collector's permanent generation; without
+    ``resume``, leave it paused (the caller turns it on again later)."""
     enabled = gc.isenabled()
     gc.disable()
     try:
@@ -61,18 +60,8 @@ def _collector_paused(freeze: bool = False, held: list | None = None):
     finally:
         if freeze:
             gc.freeze()
-        if enabled:
-            if held is None:
-                gc.enable()
-            else:
-                held.append(True)
-
-
-def resume_collector(held: list) -> None:
-    """Turn the collector on again after updates that left it paused (``held``)."""
-    if held:
-        held.clear()
-        gc.enable()
+        if enabled and resume:
+            gc.enable()
 
 
 class _NotYetExtracted(Exception):

@@ -130,7 +130,7 @@ class WorkspaceIndex(BuildSteps, UpdateSteps):
         # only call sites links against (``updates._relink_sites``), while every edit since
         # changed only call sites or moved facts
         self._frames: dict[str, object] = {}
-        self.collector_held: list = []  # the collector left paused by an update (``update``)
+        self.collector_held = False  # an update left the collector paused (``update``)
         # the text of each source file given to `update(rel, text)` (an editor's buffer, let go
         # when `update_from_disk` follows the disk again): what `Context.text` reads first
         self._buffers: dict[str, str] = {}

@@ -6,6 +6,7 @@ through their links or their analyses, a contract, a file that is not a source a
 
 from __future__ import annotations
 
+import gc
 import logging
 from dataclasses import replace
 from heapq import merge
@@ -23,7 +24,7 @@ from .parsing import extract_safely
 from .inputs import ambient_modules
 from .workspace import FileText, digest_of
 
-from .build import _collector_paused, resume_collector
+from .build import _collector_paused
 
 log = logging.getLogger(__name__)
 
@@ -68,7 +69,9 @@ class UpdateSteps:
         # ends: with the collector on, its young-generation passes scan them again and again
         # (~10 % of an edit's time); paused, one pass after the update sees them once (that
         # pass costs 10-60 ms on a 10,000-line file: the server makes it after the publish)
-        with self.lock, _collector_paused(held=self.collector_held if hold_collector else None):
+        held = hold_collector and gc.isenabled()
+        self.collector_held |= held
+        with self.lock, _collector_paused(resume=not held):
             before = self.generated.before(rel)  # a contract's previous version (generated.py)
             return (self._update_any(rel, text, incremental) | self._context_changed(rel, text)
                     | self.generated.after(rel, text, incremental, before))
@@ -172,7 +175,9 @@ class UpdateSteps:
 
     def resume_collector(self) -> None:
         """Turn the garbage collector on again after updates that held it paused."""
-        resume_collector(self.collector_held)
+        if self.collector_held:
+            self.collector_held = False
+            gc.enable()
 
     def prepare_edits(self, rel: str, text: str) -> None:
         """Give an open document what its incremental edits start from, when it has none
@@ -238,10 +243,17 @@ class UpdateSteps:
         its previous facts if they were built; the same but for spans and call sites), so
         that nothing waits for this edit's facts to be built; move the rest of its link
         results. False when it cannot be done so: link the whole file then."""
-        if change is None or change.sites is None or rel not in self.calls or rel not in self.deps:
+        if (change is None or change.sites is None or rel not in self.calls or rel not in self.deps
+                or rel in self.routes or rel in self.mounts):
             return False
         frame = self._frames.get(rel) or before
         if frame is None:
+            return False
+        where = change.span
+        problems = self.problems.get(rel, ())  # the facts' own, moved
+        spans = [where(x.span) for x in problems]
+        moved_analysis = _moved_findings(self.analysis_findings.get(rel, ()), rel, where)
+        if None in spans or moved_analysis is None:
             return False
         if type(frame) is not FileIndex:
             frame = FileIndex(frame)
@@ -255,12 +267,6 @@ class UpdateSteps:
         old, old_deps = self.calls[rel], self.deps[rel]
         got = spliced_calls(old, change, linker, rel)
         if got is None:
-            return False
-        where = change.span
-        problems = self.problems.get(rel, ())  # the facts' own, moved
-        spans = [where(x.span) for x in problems]
-        moved_analysis = _moved_findings(self.analysis_findings.get(rel, ()), rel, where)
-        if None in spans or moved_analysis is None or rel in self.routes or rel in self.mounts:
             return False
         self._frames[rel] = frame
         calls, deps = got
