@@ -74,6 +74,18 @@ ROUTE_RECEIVERS = frozenset({"app", "router", "server", "fastify"})
 _BACKEND_MODULES = {"express": "express", "fastify": "fastify", "fastify-plugin": "fastify", "@fastify/": "fastify",
                     "koa": "koa", "@koa/router": "koa", "koa-router": "koa", "hono": "hono", "hono/": "hono",
                     "@hono/": "hono"}
+
+
+def backend_of(module: str) -> str | None:
+    """The framework an imported module says the file is a backend of, if any."""
+    fw = _BACKEND_MODULES.get(module)
+    if fw is None and "/" in module:
+        for head, name in _BACKEND_MODULES.items():
+            if head.endswith("/") and module.startswith(head):
+                return name
+    return fw
+
+
 _KOA_ROUTER_MODULES = frozenset({"@koa/router", "koa-router"})
 # classes of `new X()` bound as routers -> their kind (see ``RoutesMixin.framework``)
 _SERVER_CLASSES = {"Router": "new Router", "KoaRouter": "koa", "Koa": "koa", "Hono": "hono", "OpenAPIHono": "hono"}
@@ -203,12 +215,7 @@ class RoutesMixin:
         if not self._backend:
             found: list[str] = []
             for module in self.import_modules.values():
-                fw = _BACKEND_MODULES.get(module)
-                if fw is None and "/" in module:
-                    for head, name in _BACKEND_MODULES.items():
-                        if head.endswith("/") and module.startswith(head):
-                            fw = name
-                            break
+                fw = backend_of(module)
                 if fw is not None and fw not in found:
                     found.append(fw)
             self._backend.append(tuple(found))

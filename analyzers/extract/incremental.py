@@ -41,7 +41,7 @@ from .. import languages
 from ..languages import language_of
 from .declarations import is_declaration_file
 from ..model import FileFacts, Span
-from . import ecma
+from . import ecma, ecma_routes
 
 __all__ = ["EditState", "Change", "extract_edited", "edited_incrementally"]
 
@@ -333,11 +333,30 @@ def _edited(path: str, text: str, lang: str, state: EditState):
     removed = [u.placed() for i, u in enumerate(old_units) if i not in used]
     # the statements to extract, alone, with the tables of the whole file
     fresh = _extract_units(src, lang, tree, todo, state.tables)
-    if (fresh is None  # they looked up a client by name: the other statements' clients count
-            or _contributions(removed) != _contributions(fresh)  # imports or servers changed
-            or not _same_clients(removed, fresh, src, children)):  # what others may look up changed
+    if fresh is None:  # they looked up a client by name: the other statements' clients count
         return _full(path, text, lang, tree) + (None,)
     tables = state.tables
+    (old_imports, old_servers), (new_imports, new_servers) = _contributions(removed), _contributions(fresh)
+    if old_servers != new_servers:
+        return _full(path, text, lang, tree) + (None,)
+    if old_imports != new_imports:
+        # an import changed: the statements that name an import that changed are extracted
+        # again with the new table (no other reads it: ``_imports_changed``)
+        got = _imports_changed(tables[0], old_imports, new_imports, src, children, plan)
+        if got is None:
+            return _full(path, text, lang, tree) + (None,)
+        modules, again = got
+        tables = (modules, tables[1], tables[2])
+        for i in again:
+            removed.append(plan[i][0].placed())
+            plan[i] = None
+        todo = [c for c, reused in zip(children, plan) if reused is None]
+        removed.sort(key=_unit_start)
+        fresh = _extract_units(src, lang, tree, todo, tables)
+        if fresh is None:
+            return _full(path, text, lang, tree) + (None,)
+    if not _same_clients(removed, fresh, src, children):  # what others may look up changed
+        return _full(path, text, lang, tree) + (None,)
     counts = state.assigned
     flipped: set[str] = set()
     if any(u.assigned for u in removed) or any(u.assigned for u in fresh):
@@ -443,6 +462,45 @@ def _same_clients(old: list[_Unit], new: list[_Unit], src: bytes, children: list
 
 _IDENT = re.compile(rb"[A-Za-z_$][\w$]*")
 
+
+
+def _imports_changed(table: tuple, old: list, new: list, src: bytes, children: list, plan: list
+                     ) -> tuple[tuple, list[int]] | None:
+    """An edit replaced the import entries ``old`` (written by the statements taken out) with
+    ``new``: the file's new import table (``table``, the whole file's, with the names that
+    changed updated in place) and the statements kept whose text names one of them. Only a
+    lookup by name reads an entry, and a statement looks up only names it contains, but for
+    the frameworks a file imports (``ecma_routes``: every entry's module is read): None,
+    extract everything, when a module that changed is one, or when a name is written twice
+    (the entry kept then depends on the order of the writes)."""
+    before = dict(old)
+    after = dict(new)
+    if len(before) != len(old) or len(after) != len(new):
+        return None
+    names = {k for k in before.keys() | after.keys() if before.get(k) != after.get(k)}
+    if not names:
+        return table, []
+    for k in names:
+        for module in (before.get(k), after.get(k)):
+            if module is not None and (module.startswith("@nestjs/") or ecma_routes.backend_of(module)):
+                return None
+    if any(k in names for reused in plan if reused is not None for k, _ in reused[0].imports):
+        return None  # written by a statement kept too
+    current = dict(table)
+    for k in names:
+        if k in after:
+            current[k] = after[k]
+        else:
+            current.pop(k, None)
+    starts = [c.start_byte for c in children]
+    again = set()
+    pattern = re.compile(rb"(?<![\w$])(?:" + b"|".join(re.escape(k.encode("utf-8")) for k in sorted(names))
+                         + rb")(?![\w$])")
+    for m in pattern.finditer(src):
+        i = bisect_right(starts, m.start()) - 1
+        if i >= 0 and plan[i] is not None:
+            again.add(i)
+    return tuple(current.items()), sorted(again)
 
 
 def _contributions(units: list[_Unit]) -> tuple:

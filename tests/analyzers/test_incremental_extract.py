@@ -338,14 +338,46 @@ def test_an_edit_extracts_only_the_statements_it_touches(monkeypatch):
     assert change.span(next(f.span for f in state2.facts.functions if f.name == "loadOrder")) == loader.span
 
 
-def test_an_import_change_extracts_the_whole_file_again():
+def test_an_import_whose_client_others_extend_extracts_the_whole_file_again():
     path, text = "src/orders/service.ts", SERVICE_TS
     _, state, _ = extract_edited(path, text, None)
+    # `http` becomes a ky client, and `admin` is made from it by name
     edited = text.replace("import axios from 'axios';", "import axios from 'ky';")
     facts, _, change = extract_edited(path, edited, state)
     assert change is None  # the module-level context changed: not known which facts moved
     assert facts == _fresh(path, edited)
     assert not any(c.kind == "axios" and c.name == "http" for c in facts.clients)
+
+
+def test_an_import_change_extracts_again_only_the_statements_that_name_it(monkeypatch):
+    path, text = "src/orders/service.ts", SERVICE_TS
+    _, state, _ = extract_edited(path, text, None)
+    dispatched = []
+    real = incremental._extract_units
+
+    def spy(src, lang, tree, nodes, tables):
+        dispatched.append(len(nodes))
+        return real(src, lang, tree, nodes, tables)
+
+    monkeypatch.setattr(incremental, "_extract_units", spy)
+    # `telemetry` now comes from another module: the import and loadOrder are extracted again
+    edited = text.replace("'../core/telemetry'", "'../core/metrics'")
+    facts, state2, change = extract_edited(path, edited, state)
+    assert change is not None and not change.moved_only
+    assert facts == _fresh(path, edited)
+    assert dispatched == [1, 2]
+    assert dict(state2.tables[0])["telemetry"] == "../core/metrics"
+    # a renamed import: the statements naming the old or the new name
+    dispatched.clear()
+    edited2 = edited.replace("import { API_BASE, ROUTES }", "import { API_ROOT, ROUTES }")
+    facts, state3, change = extract_edited(path, edited2, state2)
+    assert change is not None and facts == _fresh(path, edited2)
+    assert "API_BASE" not in dict(state3.tables[0]) and "API_ROOT" in dict(state3.tables[0])
+    assert dispatched[0] == 1 and 1 < dispatched[1] < len(state3.units) // 2
+    # a framework import decides what every statement means: the whole file
+    edited3 = edited2.replace("import axios from 'axios';", "import axios from 'axios';\nimport express from 'express';")
+    facts, _, change = extract_edited(path, edited3, state3)
+    assert change is None and facts == _fresh(path, edited3)
 
 
 def test_a_new_assignment_re_extracts_the_functions_whose_locals_it_reassigns():
