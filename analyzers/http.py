@@ -228,19 +228,24 @@ class Linker(Symbols):
         finally:
             self._deps.pop()
 
-    def link_sites(self, path: str, sites: tuple[CallSite, ...], taken: tuple[CallSite, ...] = ()
-                   ) -> tuple[list[HttpCall], set[str]] | None:
+    def link_sites(self, path: str, sites: tuple[CallSite, ...], taken: tuple[CallSite, ...] = (),
+                   read_elsewhere: bool = True) -> tuple[list[HttpCall], set[str]] | None:
         """The HTTP calls of ``sites``, call sites of ``path``, as ``link_file`` gives them,
         and every path read to find them; after an edit that changed only those sites, which
         replaced the sites ``taken``. The file's other facts may be an earlier version's
         (the same but for spans and call sites): nothing of them but what they mean reaches a
         call. None when another site's calls may have changed with these: one of them (old or
         new) is in a method or a nested function (a subclass's ``super`` table binds a base
-        class's methods) or is a wrapper's inside."""
+        class's methods) or is a wrapper's inside. ``read_elsewhere`` False: no other file
+        reads ``path``; then a method's site counts only when a class of ``path`` passes a
+        table to ``super``, since only a subclass can bind it."""
         self._deps.append({path})
         try:
             idx = self._file_index(path)
-            if idx is None or any(self._forwards(idx, s) for s in chain(taken, sites)):
+            if idx is None:
+                return None
+            bound = read_elsewhere or any(c.super_args and c.bases for c in idx.facts.classes)
+            if any(self._forwards(idx, s, bound) for s in chain(taken, sites)):
                 return None
             out: list[HttpCall] = []
             for site in sites:
@@ -252,13 +257,14 @@ class Linker(Symbols):
         finally:
             self._deps.pop()
 
-    def _forwards(self, idx: "FileIndex", site: CallSite) -> bool:
-        """Whether the calls of other sites may be made of ``site``'s (see ``link_sites``)."""
+    def _forwards(self, idx: "FileIndex", site: CallSite, bound: bool = True) -> bool:
+        """Whether the calls of other sites may be made of ``site``'s (see ``link_sites``);
+        ``bound``: a method's may, through a subclass's ``super`` table."""
         scope = site.scope
         if scope is None:
             return False
         fn = idx.functions.get(scope)
-        if "." in scope:
+        if "." in scope and bound:
             return True
         if fn is None:
             return False

@@ -265,7 +265,8 @@ class UpdateSteps:
         linker = self._linker(lookup)
         linker._index[rel] = frame
         old, old_deps = self.calls[rel], self.deps[rel]
-        got = spliced_calls(old, change, linker, rel)
+        # (a subclass elsewhere may bind a method's sites: only when no other file reads rel)
+        got = spliced_calls(old, change, linker, rel, bool(self.rdeps.get(rel, set()) - {rel}))
         if got is None:
             return False
         self._frames[rel] = frame
@@ -433,13 +434,15 @@ def moved_call(c: HttpCall, change) -> HttpCall | None:
     return replace(c, span=span, call_span=call_span, body=body, params=params, reads=reads)
 
 
-def spliced_calls(old: list[HttpCall], change, linker, rel: str) -> tuple[list[HttpCall], set[str]] | None:
+def spliced_calls(old: list[HttpCall], change, linker, rel: str, read_elsewhere: bool = True
+                  ) -> tuple[list[HttpCall], set[str]] | None:
     """The calls of ``rel`` after an edit that changed only call sites (``change.sites``):
     the calls of the sites the edit put in, linked, and the previous calls of the other
     sites, moved; in ``link_file``'s order (the file's). None when a call cannot be placed or
-    other sites' calls may have changed too (``Linker.link_sites``): link the whole file then."""
+    other sites' calls may have changed too (``Linker.link_sites``; ``read_elsewhere``: another
+    file links against ``rel``): link the whole file then."""
     taken, put = change.sites
-    linked = linker.link_sites(rel, put, taken)
+    linked = linker.link_sites(rel, put, taken, read_elsewhere)
     if linked is None:
         return None
     fresh, deps = linked

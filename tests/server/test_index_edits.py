@@ -234,6 +234,67 @@ def test_an_edit_of_call_sites_alone_links_them_alone(tmp_path: Path, monkeypatc
     assert _state(idx) == _state(fresh)
 
 
+SERVICE_TS = """import { http } from '../api/http';
+
+export class OrderService {
+  constructor(private cache: Map<string, unknown>) {}
+
+  async refresh(orderId: string) {
+    this.cache.delete(orderId);
+    return http.get(`/orders/${orderId}`);
+  }
+}
+"""
+
+BASE_TS = """import { http } from '../api/http';
+
+export class Resource {
+  constructor(private routes: { one: string }) {}
+
+  one(id: string) {
+    return http.get(this.routes.one.replace('{id}', id));
+  }
+}
+"""
+
+CUSTOMERS_TS = """import { Resource } from './base';
+
+export class Customers extends Resource {
+  constructor() {
+    super({ one: '/customers/{id}' });
+  }
+}
+"""
+
+
+def test_a_method_site_is_linked_alone_unless_a_subclass_elsewhere_may_bind_it(tmp_path: Path):
+    """A site in a method: a subclass's ``super`` table could bind it, but only a class that
+    reads the file; in a file no other one reads, it is linked alone like any site."""
+    live, fresh_root = tmp_path / "live", tmp_path / "fresh"
+    texts = {**FILES, "src/features/service.ts": SERVICE_TS, "src/api/base.ts": BASE_TS,
+             "src/api/customers.ts": CUSTOMERS_TS}
+    _write(live, texts)
+    idx = WorkspaceIndex(live, use_cache=False)
+    idx.build()
+    for rel, old, new, alone in [
+            ("src/features/service.ts", "/orders/${orderId}`", "/orders/${orderId}/lines`", True),
+            ("src/features/service.ts", "/lines`", "/refresh`", True),  # a phantom now
+            ("src/api/base.ts", "http.get(this.routes", "http.delete(this.routes", False)]:
+        idx.update(rel, texts[rel], incremental=True)
+        idx.prepare_edits(rel, texts[rel])
+        before = idx.stats.get("spliced_links", 0)
+        texts[rel] = texts[rel].replace(old, new)
+        idx.update(rel, texts[rel], incremental=True)
+        assert idx.stats.get("spliced_links", 0) == before + alone, new
+        _write(fresh_root, texts)
+        fresh = WorkspaceIndex(fresh_root, use_cache=False)
+        fresh.build()
+        assert _state(idx) == _state(fresh), new
+    assert any(f.code == "phantom-api" for f in idx.findings("src/features/service.ts"))
+    # the subclass's call went from GET to DELETE /customers/{id}: a method mismatch
+    assert any(f.code == "method-mismatch" for f in idx.findings("src/api/customers.ts"))
+
+
 def test_reopening_after_a_disk_update_starts_from_the_disk_text(tmp_path: Path):
     _write(tmp_path, FILES)
     idx = WorkspaceIndex(tmp_path, use_cache=False)
