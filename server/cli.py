@@ -42,7 +42,7 @@ from specward.analyzers.lines import LineIndex
 from specward.analyzers.matching import full_path
 from specward.analyzers.model import Finding
 
-from . import context_cli, impact_cli, ledger_cli, routes_cli
+from . import context_cli, export_cli, impact_cli, ledger_cli, routes_cli
 from .engine.index import WorkspaceIndex
 from .engine.reading import read_data, shown
 from .engine.workspace import find_project_root
@@ -117,6 +117,7 @@ def _parser() -> argparse.ArgumentParser:
     context_cli.add_subparser(sub)
     impact_cli.add_subparser(sub)
     routes_cli.add_subparser(sub)
+    export_cli.add_subparser(sub)
     return p
 
 
@@ -157,6 +158,8 @@ def main(argv: list[str] | None = None) -> int:
             return impact_cli.run(args)
         if args.command == "routes":
             return routes_cli.run(args)
+        if args.command == "export":
+            return export_cli.run(args)
         return _run(args)
     except BrokenPipeError:  # `specward routes | head`: the reader left, as with any Unix tool
         try:
