@@ -259,13 +259,14 @@ class Linker(Symbols):
 
     def _forwards(self, idx: "FileIndex", site: CallSite, bound: bool = True) -> bool:
         """Whether the calls of other sites may be made of ``site``'s (see ``link_sites``);
-        ``bound``: a method's may, through a subclass's ``super`` table."""
+        ``bound``: a method's may, through a subclass's ``super`` table; a nested function's
+        always may."""
         scope = site.scope
         if scope is None:
             return False
         fn = idx.functions.get(scope)
-        if "." in scope and bound:
-            return True
+        if "." in scope and (bound or scope.count(".") > 1 or scope.partition(".")[0] not in idx.classdefs):
+            return True  # (a nested function's sites may be made of its outer function's parameters)
         if fn is None:
             return False
         try:
