@@ -42,7 +42,7 @@ from specward.analyzers.lines import LineIndex
 from specward.analyzers.matching import full_path
 from specward.analyzers.model import Finding
 
-from . import context_cli, export_cli, impact_cli, ledger_cli, routes_cli
+from . import context_cli, export_cli, impact_cli, ledger_cli, mock_cli, routes_cli, runs_cli
 from .engine.index import WorkspaceIndex
 from .engine.reading import read_data, shown
 from .engine.workspace import find_project_root
@@ -118,6 +118,8 @@ def _parser() -> argparse.ArgumentParser:
     impact_cli.add_subparser(sub)
     routes_cli.add_subparser(sub)
     export_cli.add_subparser(sub)
+    runs_cli.add_subparser(sub)
+    mock_cli.add_subparser(sub)
     return p
 
 
@@ -160,6 +162,10 @@ def main(argv: list[str] | None = None) -> int:
             return routes_cli.run(args)
         if args.command == "export":
             return export_cli.run(args)
+        if args.command in ("trend", "dashboard"):
+            return runs_cli.run(args)
+        if args.command == "mock":
+            return mock_cli.run(args)
         return _run(args)
     except BrokenPipeError:  # `specward routes | head`: the reader left, as with any Unix tool
         try:
