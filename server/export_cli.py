@@ -60,21 +60,28 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_USAGE
 
 
+def read_contract(contract: str, usage: type[Exception]) -> str:
+    """The text of the contract file named on the command line; ``usage`` raised with a
+    message when it is too large, unreadable or not UTF-8."""
+    path, name = Path(contract), shown(contract)
+    try:
+        if path.stat().st_size > MAX_CONTRACT_BYTES:
+            raise usage(f"{name}: larger than {MAX_CONTRACT_BYTES} bytes")
+        data = path.read_bytes()
+    except OSError as exc:
+        raise usage(f"{name}: cannot read: {exc.strerror or exc}") from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise usage(f"{name}: not UTF-8 text") from None
+
+
 def _generate(args: argparse.Namespace) -> str:
     path = Path(args.contract)
     name = shown(args.contract)
     if not path.name.lower().endswith(".dsl.json"):
         raise _Usage(f"{name}: not a SpecDSL contract (the exporters read *.dsl.json files)")
-    try:
-        if path.stat().st_size > MAX_CONTRACT_BYTES:
-            raise _Usage(f"{name}: larger than {MAX_CONTRACT_BYTES} bytes")
-        data = path.read_bytes()
-    except OSError as exc:
-        raise _Usage(f"{name}: cannot read: {exc.strerror or exc}") from None
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError:
-        raise _Usage(f"{name}: not UTF-8 text") from None
+    text = read_contract(args.contract, _Usage)
     spec, findings = load_spec(path.name, text)
     if spec is None:
         lines = LineIndex(text.encode("utf-8", "surrogatepass"))

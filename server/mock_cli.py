@@ -24,9 +24,9 @@ from specward.analyzers.lines import LineIndex
 from specward.analyzers.stages.mock import Mock, load_mock
 
 from .engine.reading import shown
+from .export_cli import read_contract
 
 EXIT_OK, EXIT_USAGE = 0, 2
-MAX_CONTRACT_BYTES = 50_000_000
 MAX_BODY = 10_000_000  # a request body larger than this is refused (413)
 DEFAULT_HOST = "127.0.0.1"
 
@@ -65,16 +65,7 @@ def run(args: argparse.Namespace) -> int:
 def _load(contract: str) -> Mock:
     path = Path(contract)
     name = shown(contract)
-    try:
-        if path.stat().st_size > MAX_CONTRACT_BYTES:
-            raise _Usage(f"{name}: larger than {MAX_CONTRACT_BYTES} bytes")
-        data = path.read_bytes()
-    except OSError as exc:
-        raise _Usage(f"{name}: cannot read: {exc.strerror or exc}") from None
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError:
-        raise _Usage(f"{name}: not UTF-8 text") from None
+    text = read_contract(contract, _Usage)
     loaded = load_mock(path.name, text)
     lines = LineIndex(text.encode("utf-8", "surrogatepass"))
     for f in (*loaded.findings, *loaded.warnings):

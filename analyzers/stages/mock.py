@@ -34,7 +34,7 @@ from urllib.parse import parse_qs, unquote
 
 import yaml
 
-from ..contracts import normalize_path, parse_contract
+from ..contracts import _is_json, normalize_path, parse_contract
 from ..model import Finding
 from .export_openapi import TypeRef, json_schema, load_spec, to_openapi
 
@@ -502,21 +502,13 @@ def load_mock(path: str, text: str) -> Loaded:
         return Loaded(None, facts.findings, "the contract cannot be read completely (a path item declared elsewhere?)")
     try:
         # the reader accepted it (no alias bomb, no syntax error): read it again as data
-        doc = json.loads(text.lstrip("\ufeff")) if _looks_json(path, text) else yaml.safe_load(text)
+        doc = json.loads(text.lstrip("\ufeff")) if _is_json(path, text) else yaml.safe_load(text)
     except (ValueError, yaml.YAMLError) as exc:
         return Loaded(None, (), f"cannot read the document as data: {exc}")
     if not isinstance(doc, dict):
         return Loaded(None, (), "the document is not an object")
     return Loaded(from_openapi(doc), warnings=warnings)
 
-
-def _looks_json(path: str, text: str) -> bool:
-    lower = path.lower()
-    if lower.endswith(".json"):
-        return True
-    if lower.endswith((".yaml", ".yml")):
-        return False
-    return text.lstrip("\ufeff \t\r\n")[:1] in ("{", "[")
 
 
 # --------------------------------------------------------------------------- answering
