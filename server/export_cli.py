@@ -90,7 +90,7 @@ def _generate(args: argparse.Namespace) -> str:
             print(f"{name}:{line + 1}:{col + 1}: {f.severity}[{f.code}] {shown(f.message)}", file=sys.stderr)
         raise _Usage(f"{name}: the contract is not valid ({len(findings)} problem(s)): nothing exported")
     if args.export_kind == "openapi":
-        return dump(to_openapi(spec), args.format)
+        return dump(to_openapi(spec), args.format, source=path.name)
     return to_typescript(spec)
 
 

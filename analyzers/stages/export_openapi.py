@@ -543,14 +543,23 @@ def to_openapi(spec: SpecDSL, the_plan: Plan | None = None) -> dict:
     return doc
 
 
-def dump(doc: dict, fmt: str = "yaml") -> str:
+# The first line of a YAML export: the workspace's contract discovery passes over a file
+# that starts with it (the endpoints are the SpecDSL source's; declared twice, each would
+# be reported unused in one of the two contracts).
+EXPORT_MARK = "# Exported by specward from "
+
+
+def dump(doc: dict, fmt: str = "yaml", source: str | None = None) -> str:
     """The document as text: ``yaml`` (block style, keys in document order, status codes as
-    quoted strings) or ``json`` (two-space indent). The same input gives the same bytes."""
+    quoted strings) or ``json`` (two-space indent). The same input gives the same bytes.
+    ``source``: the SpecDSL file's name, named in a first comment line of a YAML export
+    (``EXPORT_MARK``)."""
     if fmt == "json":
         return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
     if fmt != "yaml":
         raise ValueError(f"unknown format: {fmt!r} (yaml or json)")
-    return yaml.safe_dump(doc, sort_keys=False, allow_unicode=True, default_flow_style=False, width=100)
+    head = f"{EXPORT_MARK}{source}: edit that file, not this one.\n" if source else ""
+    return head + yaml.safe_dump(doc, sort_keys=False, allow_unicode=True, default_flow_style=False, width=100)
 
 
 def export_openapi(spec: SpecDSL, fmt: str = "yaml") -> str:

@@ -29,6 +29,7 @@ from specward.analyzers.codes import CODES
 from specward.analyzers.languages import language_of
 from specward.analyzers.model import Finding, Span
 from specward.analyzers.resolve import is_resolver_config
+from specward.analyzers.stages.export_openapi import EXPORT_MARK
 
 from .config import (DEFAULT_CONTRACTS, DEFAULT_EXCLUDE, SNIFF_BYTES, SNIFFED_CONTRACT_NAME, Settings,
                      has_specward_table)
@@ -65,6 +66,8 @@ def looks_like_contract(head: str) -> bool:
     """Whether the first bytes of a JSON or YAML file hold a top-level ``openapi`` or
     ``swagger`` key (a YAML key at column 0, or a key of the outermost JSON object)."""
     head = head.lstrip("\ufeff")
+    if head.startswith(EXPORT_MARK):
+        return False  # an export of a SpecDSL contract (`specward export openapi`): its source is the contract
     if _YAML_TOP_KEY.search(head):
         return True
     stack: list[str] = []

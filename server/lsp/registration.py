@@ -31,6 +31,7 @@ from .handlers import (
     did_save,
     document_symbol,
     execute_command,
+    export_command,
     hover,
     initialize,
     initialized,
@@ -98,7 +99,7 @@ REQUESTS: dict[str, tuple[Handler, Any]] = {
         identifier="specward", inter_file_dependencies=True, workspace_diagnostics=True)),
     lsp.WORKSPACE_DIAGNOSTIC: (diagnostic.workspace, None),
     lsp.TEXT_DOCUMENT_CODE_ACTION: (code_action.handle, lsp.CodeActionOptions(
-        code_action_kinds=[lsp.CodeActionKind.QuickFix])),
+        code_action_kinds=[lsp.CodeActionKind.QuickFix, lsp.CodeActionKind.Source])),
 }
 
 # notifications: no reply; a handler that raises is a log line
@@ -138,6 +139,10 @@ def register(server: SpecwardServer) -> None:
     @server.command(execute_command.RECAPTURE_COMMAND)
     async def recapture_context(ls, payload: dict):
         return await execute_command.recapture_context(ls, payload)
+
+    @server.command(export_command.EXPORT_COMMAND)
+    async def export_contract(ls, payload: dict):
+        return await export_command.export_contract(ls, payload)
 
     @server.command(code_action.SHOW_COMMAND)
     async def show_location(ls, payload: dict):

@@ -85,7 +85,22 @@ def _actions(session: Session, params: lsp.CodeActionParams) -> list[lsp.CodeAct
                 span = Span(base + len(text[:s].encode()), base + len(text[:e].encode()))
                 out.append(_fix(f"Change the method to {method}", uri, version, lines, span, new, diag,
                                 session.encoding, preferred=len(declared) == 1))
+    only = params.context.only
+    if rel.lower().endswith(".dsl.json") and rel in session.index.contracts \
+            and (not only or any(lsp.CodeActionKind.Source.value.startswith(k) for k in only)):
+        out.extend(_export_actions(rel))
     return out
+
+
+def _export_actions(rel: str) -> list[lsp.CodeAction]:
+    """On a SpecDSL contract: export it as OpenAPI 3.1, or as TypeScript types and a typed
+    client (``export_command.py``; applied only once the user confirms)."""
+    from .export_command import EXPORT_COMMAND, KINDS, target_of
+
+    return [lsp.CodeAction(title=f"{title} ({target_of(rel, kind)})", kind=lsp.CodeActionKind.Source,
+                           command=lsp.Command(title=title, command=EXPORT_COMMAND,
+                                               arguments=[{"contract": rel, "kind": kind}]))
+            for kind, (title, _) in KINDS.items()]
 
 
 CONTEXT_CODES = ("stale-context", "low-confidence-context", "incomplete-context")
