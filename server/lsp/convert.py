@@ -43,6 +43,11 @@ def range_of(index: LineIndex, span: Span, encoding: str) -> lsp.Range:
     return lsp.Range(start=position(index, span.start, encoding), end=position(index, span.end, encoding))
 
 
+def start_of_file() -> lsp.Range:
+    """The empty range at the start of a file (where a new file's text is inserted)."""
+    return lsp.Range(lsp.Position(0, 0), lsp.Position(0, 0))
+
+
 def offset_of(index: LineIndex, pos: lsp.Position, encoding: str) -> int:
     return index.offset(pos.line, pos.character, encoding)
 

@@ -16,6 +16,8 @@ from specward.analyzers.stages.confine import PathRefused
 from specward.analyzers.stages.export_openapi import dump, load_spec, to_openapi
 from specward.analyzers.stages.export_ts import to_typescript
 
+from .. import convert
+
 if TYPE_CHECKING:
     from ..server import SpecwardServer
     from ..session import Session
@@ -70,8 +72,8 @@ def workspace_edit(uri: str, text: str, replaces: bool, label: str) -> lsp.Works
         document_changes=[
             lsp.CreateFile(uri=uri, options=lsp.CreateFileOptions(overwrite=True), annotation_id=ANNOTATION),
             lsp.TextDocumentEdit(text_document=lsp.OptionalVersionedTextDocumentIdentifier(uri=uri, version=None),
-                                 edits=[lsp.AnnotatedTextEdit(range=lsp.Range(lsp.Position(0, 0), lsp.Position(0, 0)),
-                                                              new_text=text, annotation_id=ANNOTATION)]),
+                                 edits=[lsp.AnnotatedTextEdit(range=convert.start_of_file(), new_text=text,
+                                                              annotation_id=ANNOTATION)]),
         ],
         change_annotations={ANNOTATION: note})
 
