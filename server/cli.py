@@ -42,7 +42,8 @@ from specward.analyzers.lines import LineIndex
 from specward.analyzers.matching import full_path
 from specward.analyzers.model import Finding
 
-from . import context_cli, export_cli, impact_cli, ledger_cli, mock_cli, routes_cli, runs_cli
+# (mcp_server imports the MCP SDK, and generate_cli litellm, only when their command runs)
+from . import context_cli, export_cli, generate_cli, impact_cli, ledger_cli, mcp_server, mock_cli, routes_cli, runs_cli
 from .engine.index import WorkspaceIndex
 from .engine.reading import read_data, shown
 from .engine.workspace import find_project_root
@@ -120,6 +121,8 @@ def _parser() -> argparse.ArgumentParser:
     export_cli.add_subparser(sub)
     runs_cli.add_subparser(sub)
     mock_cli.add_subparser(sub)
+    generate_cli.add_subparser(sub)
+    mcp_server.add_subparser(sub)
     return p
 
 
@@ -166,6 +169,10 @@ def main(argv: list[str] | None = None) -> int:
             return runs_cli.run(args)
         if args.command == "mock":
             return mock_cli.run(args)
+        if args.command == "generate":
+            return generate_cli.run(args)
+        if args.command == "mcp":
+            return mcp_server.run(args)
         return _run(args)
     except BrokenPipeError:  # `specward routes | head`: the reader left, as with any Unix tool
         try:
