@@ -13,7 +13,6 @@ or no terminal and no ``--yes``); 2 usage error, unreadable or invalid contract.
 from __future__ import annotations
 
 import argparse
-import difflib
 import os
 import sys
 from pathlib import Path
@@ -22,6 +21,7 @@ from specward.analyzers.lines import LineIndex
 from specward.analyzers.stages.export_openapi import dump, load_spec, to_openapi
 from specward.analyzers.stages.export_ts import to_typescript
 
+from .approval import approved
 from .engine.reading import shown
 
 EXIT_OK, EXIT_NOT_WRITTEN, EXIT_USAGE = 0, 1, 2
@@ -109,23 +109,8 @@ def _write(target: Path, text: str, yes: bool) -> int:
     if old == text:
         print(f"{shown(rel)}: already up to date", file=sys.stderr)
         return EXIT_OK
-    print(f"specward will {'overwrite' if old is not None else 'create'} {shown(rel)}:")
-    diff = difflib.unified_diff((old or "").splitlines(keepends=True), text.splitlines(keepends=True),
-                                fromfile=f"a/{rel}" if old is not None else "/dev/null", tofile=f"b/{rel}")
-    for line in diff:
-        sys.stdout.write(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n")
-    sys.stdout.flush()
-    if not yes:
-        if not (sys.stdin.isatty() and sys.stdout.isatty()):
-            print(f"specward: {shown(rel)} not written: no terminal to ask; pass --yes to write it", file=sys.stderr)
-            return EXIT_NOT_WRITTEN
-        try:
-            answer = input(f"Write {rel}? [y/N] ")
-        except EOFError:
-            answer = ""
-        if answer.strip().lower() not in ("y", "yes"):
-            print(f"specward: {shown(rel)} not written", file=sys.stderr)
-            return EXIT_NOT_WRITTEN
+    if not approved(shown(rel), old, text, yes):
+        return EXIT_NOT_WRITTEN
     try:
         resolved.parent.mkdir(parents=True, exist_ok=True)
         tmp = resolved.with_name(f".{resolved.name}.specward-{os.getpid()}.tmp")

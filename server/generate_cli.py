@@ -31,7 +31,6 @@ configured, litellm missing, the request failed; 130 interrupted (nothing writte
 from __future__ import annotations
 
 import argparse
-import difflib
 import json
 import os
 import re
@@ -49,6 +48,7 @@ from specward.analyzers.stages.confine import PathRefused
 from specward.analyzers.stages.runs import make_record
 
 from . import llm, runs_cli
+from .approval import approved
 from .engine.reading import shown
 from .engine.workspace import find_project_root
 from .stages_paths import resolve_inside
@@ -380,23 +380,8 @@ def _offer(root: Path, rel: str, target, text: str, yes: bool) -> bool | None:
     if old == text:
         print(f"{rel}: already up to date", file=sys.stderr)
         return False
-    print(f"specward will {'overwrite' if old is not None else 'create'} {rel}:")
-    diff = difflib.unified_diff((old or "").splitlines(keepends=True), text.splitlines(keepends=True),
-                                fromfile=f"a/{rel}" if old is not None else "/dev/null", tofile=f"b/{rel}")
-    for line in diff:
-        sys.stdout.write(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n")
-    sys.stdout.flush()
-    if not yes:
-        if not (sys.stdin.isatty() and sys.stdout.isatty()):
-            print(f"specward: {rel} not written: no terminal to ask; pass --yes to write it", file=sys.stderr)
-            return None
-        try:
-            reply = input(f"Write {rel}? [y/N] ")
-        except EOFError:
-            reply = ""
-        if reply.strip().lower() not in ("y", "yes"):
-            print(f"specward: {rel} not written", file=sys.stderr)
-            return None
+    if not approved(rel, old, text, yes):
+        return None
     _write(root, rel, text)
     print(f"wrote {rel}", file=sys.stderr)
     return True
