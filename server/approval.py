@@ -1,11 +1,15 @@
 """What the command line's stages show before they write a file, and the user's approval
 (``export``, ``generate``): a unified diff against the file there, then ``--yes`` or a yes
-typed at a terminal; without a terminal and without ``--yes``, no."""
+typed at a terminal; without a terminal and without ``--yes``, no. And how they replace a
+file (``replace_file``)."""
 
 from __future__ import annotations
 
 import difflib
+import os
+import secrets
 import sys
+from pathlib import Path
 
 
 def approved(rel: str, old: str | None, text: str, yes: bool) -> bool:
@@ -30,3 +34,21 @@ def approved(rel: str, old: str | None, text: str, yes: bool) -> bool:
         print(f"specward: {rel} not written", file=sys.stderr)
         return False
     return True
+
+
+def replace_file(path: Path, text: str) -> None:
+    """``path`` replaced by ``text`` atomically: a new temporary file beside it (never one
+    that exists, never through a link), then a rename, which replaces a link at ``path``
+    rather than following it. Raises ``OSError``; the temporary file does not survive."""
+    tmp = path.with_name(f".{path.name}.specward-{os.getpid()}-{secrets.token_hex(3)}.tmp")
+    try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o644)
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    except OSError:
+        try:
+            tmp.unlink()
+        except OSError:
+            pass
+        raise

@@ -78,6 +78,12 @@ def _positive_float(text: str) -> float:
     return value
 
 
+# the subcommands that live in their own module (the others, `check` and `calls`: _run)
+_RUNNERS = {"ledger": ledger_cli.run, "context": context_cli.run, "impact": impact_cli.run, "routes": routes_cli.run,
+            "export": export_cli.run, "trend": runs_cli.run, "dashboard": runs_cli.run, "mock": mock_cli.run,
+            "generate": generate_cli.run, "mcp": mcp_server.run}
+
+
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="specward", description="Keeps AI-written code honest: "
                                 "phantom API calls and more, in the editor and in CI.")
@@ -155,25 +161,7 @@ def main(argv: list[str] | None = None) -> int:
             pass
     logging.basicConfig(level=logging.WARNING, format="specward: %(message)s", stream=sys.stderr)
     try:
-        if args.command == "ledger":
-            return ledger_cli.run(args)
-        if args.command == "context":
-            return context_cli.run(args)
-        if args.command == "impact":
-            return impact_cli.run(args)
-        if args.command == "routes":
-            return routes_cli.run(args)
-        if args.command == "export":
-            return export_cli.run(args)
-        if args.command in ("trend", "dashboard"):
-            return runs_cli.run(args)
-        if args.command == "mock":
-            return mock_cli.run(args)
-        if args.command == "generate":
-            return generate_cli.run(args)
-        if args.command == "mcp":
-            return mcp_server.run(args)
-        return _run(args)
+        return _RUNNERS.get(args.command, _run)(args)
     except BrokenPipeError:  # `specward routes | head`: the reader left, as with any Unix tool
         try:
             sys.stdout = open(os.devnull, "w")  # nothing more to flush at exit

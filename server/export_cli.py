@@ -21,7 +21,7 @@ from specward.analyzers.lines import LineIndex
 from specward.analyzers.stages.export_openapi import dump, load_spec, to_openapi
 from specward.analyzers.stages.export_ts import to_typescript
 
-from .approval import approved
+from .approval import approved, replace_file
 from .engine.reading import shown
 
 EXIT_OK, EXIT_NOT_WRITTEN, EXIT_USAGE = 0, 1, 2
@@ -113,9 +113,7 @@ def _write(target: Path, text: str, yes: bool) -> int:
         return EXIT_NOT_WRITTEN
     try:
         resolved.parent.mkdir(parents=True, exist_ok=True)
-        tmp = resolved.with_name(f".{resolved.name}.specward-{os.getpid()}.tmp")
-        tmp.write_text(text, "utf-8", newline="")
-        os.replace(tmp, resolved)
+        replace_file(resolved, text)
     except OSError as exc:
         raise _Usage(f"{shown(rel)}: cannot write: {exc.strerror or exc}") from None
     print(f"wrote {shown(rel)}", file=sys.stderr)

@@ -48,7 +48,7 @@ from specward.analyzers.stages.confine import PathRefused
 from specward.analyzers.stages.runs import make_record
 
 from . import llm, runs_cli
-from .approval import approved
+from .approval import approved, replace_file
 from .engine.reading import shown
 from .engine.workspace import find_project_root
 from .stages_paths import resolve_inside
@@ -396,15 +396,7 @@ def _write(root: Path, rel: str, text: str) -> None:
     except OSError as exc:
         raise _Usage(f"{rel}: cannot create its folder: {exc.strerror or exc}") from None
     target = _target(root, rel)
-    tmp = target.real.with_name(f".{target.real.name}.specward-{os.getpid()}-{secrets.token_hex(3)}.tmp")
     try:
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o644)
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
-            f.write(text)
-        os.replace(tmp, target.real)
+        replace_file(target.real, text)
     except OSError as exc:
-        try:
-            tmp.unlink()
-        except OSError:
-            pass
         raise _Usage(f"{rel}: cannot write: {exc.strerror or exc}") from None

@@ -31,6 +31,7 @@ from pathlib import Path
 
 from specward.analyzers.stages import runs as core
 
+from .approval import replace_file
 from .engine.reading import is_within, read_data, real_root, shown
 from .engine.registry import _write_ignore
 from .engine.workspace import find_project_root
@@ -150,16 +151,9 @@ def _write_explicit(path: Path, text: str) -> None:
     """The file the user named, wherever it is, replaced atomically."""
     if path.is_dir():
         raise RunLogError(f"{shown(str(path))}: is a folder")
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
     try:
-        with open(tmp, "x", encoding="utf-8", newline="") as f:
-            f.write(text)
-        os.replace(tmp, path)
+        replace_file(path, text)
     except OSError as exc:
-        try:
-            tmp.unlink()
-        except OSError:
-            pass
         raise RunLogError(f"cannot write {shown(str(path))}: {exc.strerror or exc}") from None
 
 
