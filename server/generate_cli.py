@@ -32,28 +32,19 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import re
-import secrets
 import sys
-import threading
-import time
 import unicodedata
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from specward.analyzers.contracts import parse_contract
 from specward.analyzers.stages import answers
-from specward.analyzers.stages.confine import PathRefused
-from specward.analyzers.stages.runs import make_record
 
-from . import llm, runs_cli
-from .approval import approved, replace_file
+from . import llm
 from .engine.reading import shown
-from .engine.workspace import find_project_root
-from .stages_paths import resolve_inside
+from .stage_run import (EXIT_INTERRUPTED, EXIT_NOT_WRITTEN, EXIT_OK, EXIT_USAGE, FILES_ANSWER_FORMAT,
+                        JSON_ANSWER_FORMAT, NotWritten, Run, Usage, model_config, offer, project_root, target)
 
-EXIT_OK, EXIT_NOT_WRITTEN, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 MAX_REPAIRS = 3
 MAX_SPEC_BYTES = 1_000_000
 SLUG_WORDS = 6
@@ -63,18 +54,6 @@ _STOP_WORDS = frozenset(
     "a an the to of for and or with in on at by as from into where which that this these those so "
     "can could should would will must be is are was it its their our my your i we you they he she "
     "please let lets want need".split())
-
-# the answer formats, in the words of docs/stages.md
-JSON_ANSWER_FORMAT = (
-    "Answer with one JSON object. You may put it in a fenced block that starts with ```json.\n"
-    "Anything before or after the object is ignored; if you write more than one object, only\n"
-    "the first is read.")
-FILES_ANSWER_FORMAT = (
-    "Give every file as a fenced code block whose info string names its path relative to the\n"
-    "project root, for example ```ts path=src/api/notes.ts, with the file's complete content\n"
-    "inside. Give each path once. If a file itself contains ``` fences, open and close its\n"
-    "block with ```` (four backticks). Alternatively, answer with one JSON object\n"
-    '{"files": [{"path": "...", "content": "..."}]}, every entry with both keys.')
 
 SPEC_SYSTEM = (
     "You write feature specifications for a software project. A specification is a Markdown "
@@ -104,14 +83,6 @@ SpecDSL 1.0 has this shape (every key shown is required unless marked optional):
   ]
 }
 Endpoint ids and model names are unique; status codes are between 100 and 599."""
-
-
-class _Usage(Exception):
-    pass
-
-
-class _NotWritten(Exception):
-    pass
 
 
 # ------------------------------------------------------------------------------ pure parts
@@ -203,84 +174,19 @@ def add_subparser(subparsers) -> argparse.ArgumentParser:
     return p
 
 
-@dataclass
-class _Run:
-    root: Path
-    stage: str
-    config: llm.LLMConfig
-    run_id: str = field(default_factory=lambda: time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
-                        + "-" + secrets.token_hex(3))
-    prompt: str = ""
-    answers: list[str] = field(default_factory=list)
-
-    def ask(self, messages: list[dict[str, str]]) -> str:
-        if not self.prompt:
-            self.prompt = json.dumps(messages, ensure_ascii=False, sort_keys=True)
-        rounds = f" (repair round {len(self.answers)})" if self.answers else ""
-        print(f"asking {self.config.model}{rounds}...", file=sys.stderr, flush=True)
-        tty = sys.stderr.isatty()
-
-        def progress(chars: int) -> None:
-            if tty:
-                print(f"\r  {chars:,} characters received", end="", file=sys.stderr, flush=True)
-
-        cancel = threading.Event()
-        try:
-            text = llm.complete(messages, config=self.config, cancel=cancel, on_progress=progress)
-        except KeyboardInterrupt:
-            cancel.set()
-            raise
-        finally:
-            if tty:
-                print(file=sys.stderr)
-        self.answers.append(text)
-        return text
-
-    def keep_answers(self) -> str:
-        """The run's raw answers in ``.specward/runs/<run_id>.answer.txt``; the path shown."""
-        rel = f"{runs_cli.FOLDER}/runs/{self.run_id}.answer.txt"
-        parts = [f"===== answer {i} of {len(self.answers)} =====\n{a}\n" for i, a in enumerate(self.answers, 1)]
-        try:
-            target = resolve_inside(self.root, rel)
-            target.real.parent.mkdir(parents=True, exist_ok=True)
-            resolve_inside(self.root, rel)  # again, now that the folders exist
-            fd = os.open(target.real, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o600)
-            with os.fdopen(fd, "w", encoding="utf-8", errors="surrogateescape", newline="") as f:
-                f.write("".join(parts))
-        except (OSError, PathRefused) as exc:
-            return f"(could not keep the raw answer in {rel}: {exc})"
-        return rel
-
-    def record(self, files: list[str]) -> None:
-        if not self.answers:
-            return  # the model was never asked
-        rec = make_record(self.run_id, time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), self.stage,
-                          self.config.model, self.prompt, files)
-        try:
-            runs_cli.append_run(self.root, rec)
-        except (runs_cli.RunLogError, ValueError) as exc:
-            print(f"specward: warning: the run was not logged: {exc}", file=sys.stderr)
-
-
-def _root() -> Path:
-    cwd = Path.cwd().resolve()
-    hit = find_project_root(cwd)
-    return hit[0] if hit is not None else cwd
-
-
 def run(args: argparse.Namespace) -> int:
     try:
-        root = _root()
+        root = project_root()
         if args.generate_kind == "spec":
             return _spec(root, args)
         return _contract(root, args)
-    except _Usage as exc:
+    except Usage as exc:
         print(f"specward: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
     except llm.LLMError as exc:  # not configured, failed (the message is redacted)
         print(f"specward: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
-    except _NotWritten as exc:
+    except NotWritten as exc:
         print(f"specward: {exc}", file=sys.stderr)
         return EXIT_NOT_WRITTEN
     except KeyboardInterrupt:
@@ -288,32 +194,26 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_INTERRUPTED
 
 
-def _config() -> llm.LLMConfig:
-    # a workspace's configuration may name a model (never an API base or key); the
-    # configuration schema has no such key yet, so only the user's settings count here
-    return llm.load_config()
-
-
 def _spec(root: Path, args: argparse.Namespace) -> int:
     request = args.request.strip()
     if not request:
-        raise _Usage("the feature request is empty")
+        raise Usage("the feature request is empty")
     slug = args.slug if args.slug is not None else slug_from_request(request)
     if not valid_slug(slug):
-        raise _Usage(f"--slug {shown(slug)}: use kebab-case (lower-case letters, digits and dashes)")
+        raise Usage(f"--slug {shown(slug)}: use kebab-case (lower-case letters, digits and dashes)")
     rel = f"specs/{slug}.md"
-    target = _target(root, rel)
-    run = _Run(root, "spec", _config())
+    found = target(root, rel)
+    run = Run(root, "spec", model_config())
     answer = run.ask(spec_messages(request, slug))
     try:
         text = spec_from_answer(answer)
     except answers.AnswerError as exc:
         kept = run.keep_answers()
         run.record([])
-        raise _NotWritten(f"{exc}; the raw answer is in {kept}; nothing written") from None
+        raise NotWritten(f"{exc}; the raw answer is in {kept}; nothing written") from None
     for name in missing_sections(text):
         print(f"specward: note: the spec has no `{name}` section", file=sys.stderr)
-    written = _offer(root, rel, target, text, args.yes)
+    written = offer(root, rel, found, text, args.yes)
     run.record([rel] if written else [])
     return EXIT_OK if written is not None else EXIT_NOT_WRITTEN
 
@@ -322,21 +222,21 @@ def _contract(root: Path, args: argparse.Namespace) -> int:
     path = Path(args.spec)
     name = shown(args.spec)
     if not path.name.lower().endswith(".md"):
-        raise _Usage(f"{name}: not a Markdown spec (expected SPEC.md)")
+        raise Usage(f"{name}: not a Markdown spec (expected SPEC.md)")
     try:
         if path.stat().st_size > MAX_SPEC_BYTES:
-            raise _Usage(f"{name}: larger than {MAX_SPEC_BYTES} bytes")
+            raise Usage(f"{name}: larger than {MAX_SPEC_BYTES} bytes")
         spec_text = path.read_bytes().decode("utf-8")
     except OSError as exc:
-        raise _Usage(f"{name}: cannot read: {exc.strerror or exc}") from None
+        raise Usage(f"{name}: cannot read: {exc.strerror or exc}") from None
     except UnicodeDecodeError:
-        raise _Usage(f"{name}: not UTF-8 text") from None
+        raise Usage(f"{name}: not UTF-8 text") from None
     slug = path.name[:-3]
     if not valid_slug(slug):
-        raise _Usage(f"{name}: its name is not a kebab-case slug, which the contract's name comes from")
+        raise Usage(f"{name}: its name is not a kebab-case slug, which the contract's name comes from")
     rel = f"specs/{slug}.dsl.json"
-    target = _target(root, rel)
-    run = _Run(root, "contract", _config())
+    found = target(root, rel)
+    run = Run(root, "contract", model_config())
     messages = contract_messages(spec_text, path.name)
     problems: list[str] = []
     text = None
@@ -351,52 +251,8 @@ def _contract(root: Path, args: argparse.Namespace) -> int:
         run.record([])
         for p in problems:
             print(f"{rel}: error: {shown(p)}", file=sys.stderr)
-        raise _NotWritten(f"the contract is still not valid after {MAX_REPAIRS} repair rounds "
+        raise NotWritten(f"the contract is still not valid after {MAX_REPAIRS} repair rounds "
                           f"({len(problems)} problem(s) above); the raw answers are in {kept}; nothing written")
-    written = _offer(root, rel, target, text, args.yes)
+    written = offer(root, rel, found, text, args.yes)
     run.record([rel] if written else [])
     return EXIT_OK if written is not None else EXIT_NOT_WRITTEN
-
-
-def _target(root: Path, rel: str):
-    try:
-        target = resolve_inside(root, rel)
-    except PathRefused as exc:
-        raise _Usage(f"{rel}: {exc.reason}") from None
-    if target.protected:
-        raise _Usage(f"{rel}: refused: it reaches a protected path ({target.protected})")
-    if target.real.is_dir():
-        raise _Usage(f"{rel}: is a folder")
-    return target
-
-
-def _offer(root: Path, rel: str, target, text: str, yes: bool) -> bool | None:
-    """Show the diff and write when approved: True written, False already up to date,
-    None not written."""
-    try:
-        old = target.real.read_text("utf-8") if target.real.exists() else None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise _Usage(f"{rel}: cannot read the existing file: {exc}") from None
-    if old == text:
-        print(f"{rel}: already up to date", file=sys.stderr)
-        return False
-    if not approved(rel, old, text, yes):
-        return None
-    _write(root, rel, text)
-    print(f"wrote {rel}", file=sys.stderr)
-    return True
-
-
-def _write(root: Path, rel: str, text: str) -> None:
-    """Write through a temporary file in the checked folder and a rename (which replaces a
-    link rather than following it), the target checked again once its folder exists."""
-    first = _target(root, rel)
-    try:
-        first.real.parent.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise _Usage(f"{rel}: cannot create its folder: {exc.strerror or exc}") from None
-    target = _target(root, rel)
-    try:
-        replace_file(target.real, text)
-    except OSError as exc:
-        raise _Usage(f"{rel}: cannot write: {exc.strerror or exc}") from None
