@@ -43,7 +43,7 @@ from specward.analyzers.stages import answers
 from . import llm
 from .engine.reading import shown
 from .stage_run import (EXIT_INTERRUPTED, EXIT_NOT_WRITTEN, EXIT_OK, EXIT_USAGE, FILES_ANSWER_FORMAT,
-                        JSON_ANSWER_FORMAT, NotWritten, Run, Usage, model_config, offer, project_root, target)
+                        JSON_ANSWER_FORMAT, NotWritten, Proposal, Run, Usage, model_config, offer, project_root, target)
 
 MAX_REPAIRS = 3
 MAX_SPEC_BYTES = 1_000_000
@@ -187,6 +187,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"specward: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
     except NotWritten as exc:
+        for line in exc.details:
+            print(line, file=sys.stderr)
         print(f"specward: {exc}", file=sys.stderr)
         return EXIT_NOT_WRITTEN
     except KeyboardInterrupt:
@@ -194,16 +196,11 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_INTERRUPTED
 
 
-def _spec(root: Path, args: argparse.Namespace) -> int:
-    request = args.request.strip()
-    if not request:
-        raise Usage("the feature request is empty")
-    slug = args.slug if args.slug is not None else slug_from_request(request)
-    if not valid_slug(slug):
-        raise Usage(f"--slug {shown(slug)}: use kebab-case (lower-case letters, digits and dashes)")
+def propose_spec(run: Run, request: str, slug: str) -> Proposal:
+    """Ask for the spec of ``request``; the proposal is ``specs/<slug>.md``. Raises
+    ``NotWritten`` when the answer does not fit (its raw text kept in the run log)."""
     rel = f"specs/{slug}.md"
-    found = target(root, rel)
-    run = Run(root, "spec", model_config())
+    target(run.root, rel)
     answer = run.ask(spec_messages(request, slug))
     try:
         text = spec_from_answer(answer)
@@ -211,33 +208,17 @@ def _spec(root: Path, args: argparse.Namespace) -> int:
         kept = run.keep_answers()
         run.record([])
         raise NotWritten(f"{exc}; the raw answer is in {kept}; nothing written") from None
-    for name in missing_sections(text):
-        print(f"specward: note: the spec has no `{name}` section", file=sys.stderr)
-    written = offer(root, rel, found, text, args.yes)
-    run.record([rel] if written else [])
-    return EXIT_OK if written is not None else EXIT_NOT_WRITTEN
+    notes = [f"the spec has no `{name}` section" for name in missing_sections(text)]
+    return Proposal("spec", [(rel, text)], notes)
 
 
-def _contract(root: Path, args: argparse.Namespace) -> int:
-    path = Path(args.spec)
-    name = shown(args.spec)
-    if not path.name.lower().endswith(".md"):
-        raise Usage(f"{name}: not a Markdown spec (expected SPEC.md)")
-    try:
-        if path.stat().st_size > MAX_SPEC_BYTES:
-            raise Usage(f"{name}: larger than {MAX_SPEC_BYTES} bytes")
-        spec_text = path.read_bytes().decode("utf-8")
-    except OSError as exc:
-        raise Usage(f"{name}: cannot read: {exc.strerror or exc}") from None
-    except UnicodeDecodeError:
-        raise Usage(f"{name}: not UTF-8 text") from None
-    slug = path.name[:-3]
-    if not valid_slug(slug):
-        raise Usage(f"{name}: its name is not a kebab-case slug, which the contract's name comes from")
-    rel = f"specs/{slug}.dsl.json"
-    found = target(root, rel)
-    run = Run(root, "contract", model_config())
-    messages = contract_messages(spec_text, path.name)
+def propose_contract(run: Run, spec_text: str, spec_name: str) -> Proposal:
+    """Ask for the SpecDSL contract of a spec (``spec_name``: its file name, ``<slug>.md``),
+    with at most ``MAX_REPAIRS`` repair rounds; the proposal is ``specs/<slug>.dsl.json``.
+    Raises ``NotWritten`` (with the problems still there) when it never validates."""
+    rel = f"specs/{spec_name[:-3]}.dsl.json"
+    target(run.root, rel)
+    messages = contract_messages(spec_text, spec_name)
     problems: list[str] = []
     text = None
     for _round in range(1 + MAX_REPAIRS):
@@ -249,10 +230,58 @@ def _contract(root: Path, args: argparse.Namespace) -> int:
     if text is None:
         kept = run.keep_answers()
         run.record([])
-        for p in problems:
-            print(f"{rel}: error: {shown(p)}", file=sys.stderr)
         raise NotWritten(f"the contract is still not valid after {MAX_REPAIRS} repair rounds "
-                          f"({len(problems)} problem(s) above); the raw answers are in {kept}; nothing written")
-    written = offer(root, rel, found, text, args.yes)
-    run.record([rel] if written else [])
-    return EXIT_OK if written is not None else EXIT_NOT_WRITTEN
+                         f"({len(problems)} problem(s) above); the raw answers are in {kept}; nothing written",
+                         [f"{rel}: error: {shown(p)}" for p in problems])
+    return Proposal("contract", [(rel, text)], [])
+
+
+def read_spec(arg: str) -> tuple[str, str]:
+    """(the spec's text, its file name) for ``generate contract SPEC.md``; ``Usage`` else."""
+    path = Path(arg)
+    name = shown(arg)
+    if not path.name.lower().endswith(".md"):
+        raise Usage(f"{name}: not a Markdown spec (expected SPEC.md)")
+    try:
+        if path.stat().st_size > MAX_SPEC_BYTES:
+            raise Usage(f"{name}: larger than {MAX_SPEC_BYTES} bytes")
+        spec_text = path.read_bytes().decode("utf-8")
+    except OSError as exc:
+        raise Usage(f"{name}: cannot read: {exc.strerror or exc}") from None
+    except UnicodeDecodeError:
+        raise Usage(f"{name}: not UTF-8 text") from None
+    if not valid_slug(path.name[:-3]):
+        raise Usage(f"{name}: its name is not a kebab-case slug, which the contract's name comes from")
+    return spec_text, path.name
+
+
+def _spec(root: Path, args: argparse.Namespace) -> int:
+    request = args.request.strip()
+    if not request:
+        raise Usage("the feature request is empty")
+    slug = args.slug if args.slug is not None else slug_from_request(request)
+    if not valid_slug(slug):
+        raise Usage(f"--slug {shown(slug)}: use kebab-case (lower-case letters, digits and dashes)")
+    run = Run(root, "spec", model_config())
+    return _offer_all(run, propose_spec(run, request, slug), args.yes)
+
+
+def _contract(root: Path, args: argparse.Namespace) -> int:
+    spec_text, spec_name = read_spec(args.spec)
+    run = Run(root, "contract", model_config())
+    return _offer_all(run, propose_contract(run, spec_text, spec_name), args.yes)
+
+
+def _offer_all(run: Run, proposal: Proposal, yes: bool) -> int:
+    """Each proposed file shown with its diff and written when approved; the run logged
+    with the files written. 0 when every file was written or up to date, 1 otherwise."""
+    for note in proposal.notes:
+        print(f"specward: note: {note}", file=sys.stderr)
+    written, declined = [], False
+    for rel, text in proposal.files:
+        done = offer(run.root, rel, target(run.root, rel), text, yes)
+        if done:
+            written.append(rel)
+        declined = declined or done is None
+    run.record(written)
+    return EXIT_NOT_WRITTEN if declined else EXIT_OK

@@ -50,7 +50,22 @@ class Usage(Exception):
 
 
 class NotWritten(Exception):
-    """The stage ended without writing (declined, an answer that does not fit): exit 1."""
+    """The stage ended without writing (declined, an answer that does not fit): exit 1.
+    ``details``: lines to show before the message (the problems still there)."""
+
+    def __init__(self, message: str, details: list[str] | None = None) -> None:
+        super().__init__(message)
+        self.details = list(details or ())
+
+
+@dataclass
+class Proposal:
+    """What a stage proposes to write: ``files`` as (workspace-relative path, full text),
+    in order, each already confined; ``notes`` to show the user (never errors)."""
+
+    stage: str
+    files: list[tuple[str, str]]
+    notes: list[str] = field(default_factory=list)
 
 
 class StageUI(Protocol):
