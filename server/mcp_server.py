@@ -235,37 +235,59 @@ class Tools:
         file is not written, and the index is the disk's again afterwards."""
         if not isinstance(content, str):
             raise ToolError("content: the file's full text is required")
-        rel = self.rel(path)
-        if rel in _TOP_CONFIG:
-            raise ToolError(f"{rel} is specward's configuration: a change of it rebuilds the index from the "
-                            "disk, so a proposed text of it cannot be checked here")
+        return self.check_files({path: content})[0]
+
+    def check_files(self, files: dict[str, str], facts: dict | None = None) -> list[dict]:
+        """``check_text`` for several files at once, each as it would be if all of them
+        held their proposed text (a generated slice whose files import each other), in the
+        order given. ``facts``, when a dict, receives each file's extracted facts (the
+        slice stage verifies what was promised against them). The index is the disk's
+        again afterwards."""
+        rels: dict[str, str] = {}
+        for path, content in files.items():
+            if not isinstance(content, str):
+                raise ToolError(f"{path}: the file's full text is required")
+            rel = self.rel(path)
+            if rel in _TOP_CONFIG:
+                raise ToolError(f"{rel} is specward's configuration: a change of it rebuilds the index from the "
+                                "disk, so a proposed text of it cannot be checked here")
+            rels[rel] = content
         self.wait()
         with self.lock:
             index = self.index
-            exists = (self.root / rel).exists()
-            kept = self._generated_state(rel)
+            exists = {rel: (self.root / rel).exists() for rel in rels}
+            kept = {rel: self._generated_state(rel) for rel in rels}
             try:
-                index.update(rel, content)
-                found = index.findings(rel)
-                lines = LineIndex.of_text(content)
-                texts: dict[str, LineIndex] = {}
-                results = []
-                for f in found:
-                    item = self._finding_json(f, lines, texts)
-                    if f.code in ("phantom-api", "method-mismatch"):
-                        item.setdefault("fixes", []).extend(self._call_fixes(rel, lines, f))
-                        if not item["fixes"]:
-                            del item["fixes"]
-                    results.append(item)
-                calls = [{"method": st.call.method, "url": st.call.template, "status": st.status,
-                          "line": lines.position(st.call.span.start)[0] + 1,
-                          "endpoint": f"{st.endpoint.method} {full_path(st.endpoint)}"
-                          if st.endpoint is not None and st.status == "matched" else None}
-                         for st in index.statuses.get(rel, ())]
-                judged = index.ws.is_source(rel) or rel in index.contracts or index.ws.is_contract(rel, content)
+                for rel, content in rels.items():
+                    index.update(rel, content)
+                out = [self._checked(rel, content, exists[rel]) for rel, content in rels.items()]
+                if facts is not None:
+                    facts.update({rel: index.facts.get(rel) for rel in rels})
             finally:
-                index.update_from_disk(rel)  # back to what the disk holds (gone again if it was new)
-                self._restore_generated_state(rel, kept)
+                for rel in rels:  # back to what the disk holds (gone again if it was new)
+                    index.update_from_disk(rel)
+                    self._restore_generated_state(rel, kept[rel])
+        return out
+
+    def _checked(self, rel: str, content: str, exists: bool) -> dict:
+        index = self.index
+        found = index.findings(rel)
+        lines = LineIndex.of_text(content)
+        texts: dict[str, LineIndex] = {}
+        results = []
+        for f in found:
+            item = self._finding_json(f, lines, texts)
+            if f.code in ("phantom-api", "method-mismatch"):
+                item.setdefault("fixes", []).extend(self._call_fixes(rel, lines, f))
+                if not item["fixes"]:
+                    del item["fixes"]
+            results.append(item)
+        calls = [{"method": st.call.method, "url": st.call.template, "status": st.status,
+                  "line": lines.position(st.call.span.start)[0] + 1,
+                  "endpoint": f"{st.endpoint.method} {full_path(st.endpoint)}"
+                  if st.endpoint is not None and st.status == "matched" else None}
+                 for st in index.statuses.get(rel, ())]
+        judged = index.ws.is_source(rel) or rel in index.contracts or index.ws.is_contract(rel, content)
         errors = sum(1 for r in results if r["severity"] == "error")
         return {"path": rel, "exists_on_disk": exists, "judged": bool(judged), "errors": errors,
                 "findings": results, "http_calls": calls,

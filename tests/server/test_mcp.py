@@ -177,3 +177,29 @@ def test_the_language_server_and_check_never_import_the_sdk():
             "print(','.join(m for m in sys.modules if m == 'mcp' or m.startswith('mcp.')))\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == ""
+
+
+def test_check_files_judges_new_files_that_import_each_other_together(ws: Path):
+    """A generated slice is checked as a whole: a new file importing another new file is
+    not a phantom import, while the same file checked alone is; the index is the disk's
+    again afterwards and the facts of each file are handed back."""
+    helper = "export const notesPath = (id: string) => `/notes/${id}`;\n"
+    user = ("import { notesPath } from './notes-path';\n"
+            "export const load = (id: string) => fetch(notesPath(id));\n")
+    tools = Tools(ws)
+    tools.wait(120)
+    try:
+        before = tools.index.all_findings()
+        alone = tools.check_text("web/src/features/notes-user.ts", user)
+        assert any(f["code"] == "phantom-import" for f in alone["findings"]), alone
+        facts: dict = {}
+        both = tools.check_files({"web/src/features/notes-path.ts": helper,
+                                  "web/src/features/notes-user.ts": user}, facts=facts)
+        assert [r["path"] for r in both] == ["web/src/features/notes-path.ts", "web/src/features/notes-user.ts"]
+        assert not any(f["code"].startswith("phantom-import") for r in both for f in r["findings"]), both
+        assert set(facts) == {"web/src/features/notes-path.ts", "web/src/features/notes-user.ts"}
+        assert facts["web/src/features/notes-user.ts"].imports
+        assert "web/src/features/notes-path.ts" not in tools.index.facts
+        assert tools.index.all_findings() == before
+    finally:
+        tools.close()
