@@ -12,21 +12,26 @@ in flight is aborted and nothing is written.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
+import re
 import secrets
 import sys
 import threading
 import time
+import tomllib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 from specward.analyzers.stages.confine import PathRefused
 from specward.analyzers.stages.runs import make_record
 
 from . import llm, runs_cli
 from .approval import approved, replace_file
+from .engine.reading import read_data
 from .engine.workspace import find_project_root
 from .stages_paths import ResolvedPath as Resolved, resolve_inside
 
@@ -66,6 +71,7 @@ class Proposal:
     stage: str
     files: list[tuple[str, str]]
     notes: list[str] = field(default_factory=list)
+    depth: Any = None  # the verification depth of a slice (score.DepthChoice)
 
 
 class StageUI(Protocol):
@@ -126,6 +132,125 @@ def new_run_id() -> str:
     return time.strftime("%Y%m%dT%H%M%SZ", time.gmtime()) + "-" + secrets.token_hex(3)
 
 
+_RUN_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,99}")
+STATE_VERSION = 1
+
+
+def valid_run_id(run_id: str) -> bool:
+    """A run id names files under ``.specward/``: letters, digits, ``_ . -``, no ``..``."""
+    return bool(_RUN_ID.fullmatch(run_id)) and ".." not in run_id
+
+
+def sha256_text(text: str) -> str:
+    return "sha256:" + hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()
+
+
+def specward_dir(root: Path, *parts: str) -> Path:
+    """``root/.specward/<parts...>`` as a real folder of the workspace, created when
+    missing: ``.specward`` itself as the run log creates it (with the facts cache's
+    ``.gitignore``, never through a link), the folders below it through ``resolve_inside``.
+    Raises ``runs_cli.RunLogError``, ``PathRefused`` or ``OSError``."""
+    fd = runs_cli._open_folder(Path(root), create=True)
+    try:
+        runs_cli._write_ignore(fd)
+    finally:
+        os.close(fd)
+    rel = "/".join((runs_cli.FOLDER, *parts))
+    found = resolve_inside(root, rel)
+    found.real.mkdir(parents=True, exist_ok=True)
+    again = resolve_inside(root, rel)  # again, now that the folders exist
+    if again.real != found.real or not again.real.is_dir():
+        raise PathRefused(rel, "it changed while its folder was created")
+    return again.real
+
+
+class StateError(Exception):
+    """A run state file that cannot be read back (missing, corrupt, of another version)."""
+
+
+@dataclass
+class RunState:
+    """What a run has done, saved in ``.specward/runs/<run_id>.state.json`` after each
+    completed step so that ``specward generate --resume RUN_ID`` continues it: the stage
+    and its arguments, the first prompt (the run's prompt hash), the answers received (in
+    order: a resumed run gives them again without asking), the steps completed (name ->
+    JSON data, the stage's own) and the files written or found up to date (path -> sha256
+    of the text)."""
+
+    run_id: str
+    stage: str
+    args: dict[str, Any] = field(default_factory=dict)
+    prompt: str = ""
+    answers: list[str] = field(default_factory=list)
+    steps: dict[str, Any] = field(default_factory=dict)
+    written: dict[str, str] = field(default_factory=dict)
+    done: bool = False
+
+    def to_json(self) -> str:
+        return json.dumps({"v": STATE_VERSION, "run_id": self.run_id, "stage": self.stage, "args": self.args,
+                           "prompt": self.prompt, "answers": self.answers, "steps": self.steps,
+                           "written": self.written, "done": self.done}, ensure_ascii=False, indent=1) + "\n"
+
+    @classmethod
+    def from_json(cls, text: str) -> RunState:
+        try:
+            obj = json.loads(text)
+        except ValueError as exc:
+            raise StateError(f"not JSON ({exc}): a damaged or half-written file") from None
+        if not isinstance(obj, dict) or obj.get("v") != STATE_VERSION:
+            raise StateError(f"not a version-{STATE_VERSION} run state")
+        kinds = {"run_id": str, "stage": str, "args": dict, "prompt": str, "answers": list, "steps": dict,
+                 "written": dict, "done": bool}
+        for key, kind in kinds.items():
+            if not isinstance(obj.get(key), kind):
+                raise StateError(f"`{key}` is missing or not a {kind.__name__}")
+        if not valid_run_id(obj["run_id"]) or not all(isinstance(a, str) for a in obj["answers"]) \
+                or not all(isinstance(k, str) and isinstance(v, str) for k, v in obj["written"].items()):
+            raise StateError("a field holds a value of the wrong kind")
+        return cls(**{k: obj[k] for k in kinds})
+
+
+def state_rel(run_id: str) -> str:
+    return f"{runs_cli.FOLDER}/runs/{run_id}.state.json"
+
+
+def save_state(root: Path, state: RunState) -> None:
+    """The state written atomically (a temporary file and a rename)."""
+    folder = specward_dir(root, "runs")
+    target = resolve_inside(root, state_rel(state.run_id))
+    if target.real.parent != folder:
+        raise PathRefused(state_rel(state.run_id), "not in the runs folder")
+    replace_file(target.real, state.to_json())
+
+
+def load_state(root: Path, run_id: str) -> RunState:
+    """The saved state of run ``run_id``; ``Usage`` when there is none or it is damaged."""
+    if not valid_run_id(run_id):
+        raise Usage(f"{run_id!r}: not a run id")
+    rel = state_rel(run_id)
+    try:
+        found = resolve_inside(root, rel)
+    except PathRefused as exc:
+        raise Usage(f"{rel}: {exc.reason}") from None
+    data, why = read_data(str(root), found.real_rel, MAX_STATE_BYTES)
+    if data is None:
+        if not found.real.exists():
+            raise Usage(f"no run {run_id} to resume: {rel} does not exist")
+        raise Usage(f"{rel}: {why}")
+    try:
+        state = RunState.from_json(data.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise Usage(f"{rel}: not UTF-8: a damaged file; the run cannot be resumed") from None
+    except StateError as exc:
+        raise Usage(f"{rel}: {exc}; the run cannot be resumed") from None
+    if state.run_id != run_id:
+        raise Usage(f"{rel}: it names another run ({state.run_id})")
+    return state
+
+
+MAX_STATE_BYTES = 64 * 1024 * 1024
+
+
 @dataclass
 class Run:
     """One stage run: its id, the model's answers in order, the hash source of its prompt."""
@@ -137,12 +262,65 @@ class Run:
     run_id: str = field(default_factory=new_run_id)
     prompt: str = ""
     answers: list[str] = field(default_factory=list)
+    args: dict[str, Any] = field(default_factory=dict)
+    state: RunState | None = None
+
+    def __post_init__(self) -> None:
+        if self.state is None:
+            self.state = RunState(self.run_id, self.stage, dict(self.args))
+        else:  # resumed: the run keeps its id, arguments and first prompt
+            self.run_id, self.args = self.state.run_id, dict(self.state.args)
+            self.prompt = self.prompt or self.state.prompt
+
+    # -- the run's state, saved after each completed step (``--resume``)
+    @property
+    def resumed(self) -> bool:
+        return bool(self.state and (self.state.answers or self.state.steps or self.state.written))
+
+    def step(self, name: str) -> Any:
+        """What step ``name`` saved in this run (or the run it resumes); None when it has
+        not completed."""
+        return self.state.steps.get(name) if self.state else None
+
+    def save_step(self, name: str, data: Any) -> None:
+        """Step ``name`` completed with ``data`` (JSON values): saved at once."""
+        self.state.steps[name] = data
+        self.save_state()
+
+    def was_written(self, rel: str) -> str | None:
+        """The sha256 of what this run wrote (or found up to date) at ``rel``, if it did."""
+        return self.state.written.get(rel) if self.state else None
+
+    def mark_written(self, rel: str, text: str) -> None:
+        self.state.written[rel] = sha256_text(text)
+        self.save_state()
+
+    def finish(self) -> None:
+        """The run is complete: nothing is left to resume."""
+        self.state.done = True
+        self.save_state()
+
+    def save_state(self) -> None:
+        if len(self.answers) > len(self.state.answers):  # a resumed run replays its answers first
+            self.state.answers = list(self.answers)
+        self.state.prompt = self.prompt or self.state.prompt
+        try:
+            save_state(self.root, self.state)
+        except (OSError, PathRefused, runs_cli.RunLogError) as exc:
+            print(f"specward: warning: the run's state was not saved (it cannot be resumed): {exc}",
+                  file=sys.stderr)
 
     def ask(self, messages: list[dict[str, str]]) -> str:
         """The model's answer to ``messages``. Raises ``llm.LLMError`` (``LLMCancelled``
-        when the UI's cancel event is set) and ``KeyboardInterrupt``."""
+        when the UI's cancel event is set) and ``KeyboardInterrupt``. In a resumed run,
+        the answers already received are given again in order, without asking."""
         if not self.prompt:
             self.prompt = json.dumps(messages, ensure_ascii=False, sort_keys=True)
+        if self.state and len(self.answers) < len(self.state.answers):
+            text = self.state.answers[len(self.answers)]
+            self.ui.status(f"answer {len(self.answers) + 1} already received (run {self.run_id}): not asked again")
+            self.answers.append(text)
+            return text
         rounds = f" (repair round {len(self.answers)})" if self.answers else ""
         self.ui.status(f"asking {self.config.model}{rounds}...")
         try:
@@ -155,6 +333,7 @@ class Run:
             if end is not None:
                 end()
         self.answers.append(text)
+        self.save_state()
         return text
 
     def keep_answers(self) -> str:
@@ -192,10 +371,37 @@ def project_root() -> Path:
     return hit[0] if hit is not None else cwd
 
 
-def model_config() -> llm.LLMConfig:
-    # a workspace's configuration may name a model (never an API base or key); the
-    # configuration schema has no such key yet, so only the user's settings count here
-    return llm.load_config()
+def workspace_trusted(root: Path, env: dict[str, str] | None = None) -> bool:
+    """Whether the user trusts the workspace ``root``: its folder (or one above it) is
+    listed in ``trusted_workspaces`` of the user settings (``settings.toml``; ``~``
+    expanded). Never something the workspace itself can say."""
+    path = llm.settings_path(env)
+    try:
+        table = tomllib.loads(path.read_bytes().decode("utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return False
+    listed = table.get("trusted_workspaces")
+    if not isinstance(listed, list):
+        return False
+    real = os.path.realpath(root)
+    for entry in listed:
+        if isinstance(entry, str) and entry.strip():
+            folder = os.path.realpath(os.path.expanduser(entry.strip()))
+            if real == folder or real.startswith(folder.rstrip(os.sep) + os.sep):
+                return True
+    return False
+
+
+def model_config(root: Path | None = None, env: dict[str, str] | None = None) -> llm.LLMConfig:
+    """The model: the environment, then the user settings, then (only in a workspace the
+    user trusts, ``workspace_trusted``) the ``model`` of the workspace's configuration. A
+    workspace never gives an API base or a key (the configuration schema rejects them)."""
+    workspace_model = None
+    if root is not None and workspace_trusted(root, env):
+        from .engine.config import load_config
+
+        workspace_model = load_config(Path(root)).settings.model
+    return llm.load_config(env, workspace_model=workspace_model)
 
 
 def target(root: Path, rel: str) -> Resolved:
@@ -219,15 +425,19 @@ def current_text(rel: str, found: Resolved) -> str | None:
         raise Usage(f"{rel}: cannot read the existing file: {exc}") from None
 
 
-def offer(root: Path, rel: str, found: Resolved, text: str, yes: bool) -> bool | None:
+def offer(root: Path, rel: str, found: Resolved, text: str, yes: bool,
+          before_write: Callable[[], None] | None = None) -> bool | None:
     """Show the diff and write when approved: True written, False already up to date,
-    None not written."""
+    None not written. ``before_write``: called once approved, before the write (the
+    snapshot of the files a run overwrites)."""
     old = current_text(rel, found)
     if old == text:
         print(f"{rel}: already up to date", file=sys.stderr)
         return False
     if not approved(rel, old, text, yes):
         return None
+    if before_write is not None:
+        before_write()
     write(root, rel, text)
     print(f"wrote {rel}", file=sys.stderr)
     return True

@@ -110,6 +110,22 @@ class Settings(BaseModel):
     context: ContextSettings = Field(default_factory=ContextSettings)
     context_requires: list[ContextRule] = Field(default_factory=list, description="The same as "
                                                 "[[context.requires]] tables (the context harness' name).")
+    model: str | None = Field(default=None, max_length=200, pattern=r"^[A-Za-z0-9][A-Za-z0-9._:/@+-]*$",
+                              description="The litellm model name the LLM stages use when neither the environment "
+                              "nor the user settings name one; read only in a workspace the user trusts.")
+    build: str | None = Field(default=None, max_length=1000, description="The build or test command the slice "
+                              "stage runs on its generated files (in a scratch copy) before they are offered; run "
+                              "only in a workspace the user trusts.")
+    # never a workspace's: a repository would send the user's key, or the prompts, where it likes
+    api_base: Any = Field(default=None, exclude=True)
+    api_key: Any = Field(default=None, exclude=True, repr=False)
+
+    @field_validator("api_base", "api_key")
+    @classmethod
+    def _never_from_the_workspace(cls, value: Any, info) -> None:
+        raise ValueError(f"`{info.field_name}` is not a workspace setting: a repository must not choose where your "
+                         "key and prompts go; set SPECWARD_API_BASE/SPECWARD_API_KEY or api_base/api_key in your "
+                         "user settings (~/.config/specward/settings.toml)")
 
     @field_validator("severity")
     @classmethod
