@@ -43,7 +43,8 @@ from specward.analyzers.matching import full_path
 from specward.analyzers.model import Finding
 
 # (mcp_server imports the MCP SDK, and generate_cli litellm, only when their command runs)
-from . import context_cli, export_cli, generate_cli, impact_cli, ledger_cli, mcp_server, mock_cli, routes_cli, runs_cli
+from . import (context_cli, export_cli, generate_cli, impact_cli, ledger_cli, mcp_server, mock_cli, restore_cli,
+               routes_cli, runs_cli, score_cli)
 from .engine.index import WorkspaceIndex
 from .engine.reading import read_data, shown
 from .engine.workspace import find_project_root
@@ -81,7 +82,8 @@ def _positive_float(text: str) -> float:
 # the subcommands that live in their own module (the others, `check` and `calls`: _run)
 _RUNNERS = {"ledger": ledger_cli.run, "context": context_cli.run, "impact": impact_cli.run, "routes": routes_cli.run,
             "export": export_cli.run, "trend": runs_cli.run, "dashboard": runs_cli.run, "mock": mock_cli.run,
-            "generate": generate_cli.run, "mcp": mcp_server.run}
+            "generate": generate_cli.run, "mcp": mcp_server.run, "score": score_cli.run,
+            "restore": restore_cli.run}
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -128,7 +130,9 @@ def _parser() -> argparse.ArgumentParser:
     runs_cli.add_subparser(sub)
     mock_cli.add_subparser(sub)
     generate_cli.add_subparser(sub)
+    restore_cli.add_subparser(sub)
     mcp_server.add_subparser(sub)
+    score_cli.add_subparser(sub)
     return p
 
 

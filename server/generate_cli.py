@@ -40,10 +40,12 @@ from pathlib import Path
 from specward.analyzers.contracts import parse_contract
 from specward.analyzers.stages import answers
 
-from . import llm
+from . import discuss_cli, llm, slice_cli, snapshots, update_cli
+from .stage_context import gather as gather_context
 from .engine.reading import shown
 from .stage_run import (EXIT_INTERRUPTED, EXIT_NOT_WRITTEN, EXIT_OK, EXIT_USAGE, FILES_ANSWER_FORMAT,
-                        JSON_ANSWER_FORMAT, NotWritten, Proposal, Run, Usage, model_config, offer, project_root, target)
+                        JSON_ANSWER_FORMAT, NotWritten, Proposal, Run, Usage, load_state, model_config, offer, project_root,
+                        target)
 
 MAX_REPAIRS = 3
 MAX_SPEC_BYTES = 1_000_000
@@ -113,9 +115,11 @@ def spec_messages(request: str, slug: str) -> list[dict[str, str]]:
     return [{"role": "system", "content": SPEC_SYSTEM}, {"role": "user", "content": user}]
 
 
-def contract_messages(spec_text: str, spec_name: str) -> list[dict[str, str]]:
-    """The contract stage's first prompt: the spec, the SpecDSL shape, the JSON format."""
-    user = (f"The specification (`{spec_name}`):\n\n<<<SPEC\n{spec_text.rstrip()}\nSPEC>>>\n\n"
+def contract_messages(spec_text: str, spec_name: str, context: str = "") -> list[dict[str, str]]:
+    """The contract stage's first prompt: the spec, the shared sections (``context``:
+    decisions, rules, ledger, context files), the SpecDSL shape, the JSON format."""
+    shared = f"{context.rstrip()}\n\n" if context.strip() else ""
+    user = (f"The specification (`{spec_name}`):\n\n<<<SPEC\n{spec_text.rstrip()}\nSPEC>>>\n\n{shared}"
             f"Write its API contract in SpecDSL 1.0.\n\n{SPECDSL_SHAPE}\n\n{JSON_ANSWER_FORMAT}")
     return [{"role": "system", "content": CONTRACT_SYSTEM}, {"role": "user", "content": user}]
 
@@ -163,7 +167,10 @@ def check_contract(answer: str, target: str) -> tuple[str | None, list[str]]:
 # ------------------------------------------------------------------------------ the command
 def add_subparser(subparsers) -> argparse.ArgumentParser:
     p = subparsers.add_parser("generate", help="LLM stages: a spec from a request, a SpecDSL contract from a spec")
-    kinds = p.add_subparsers(dest="generate_kind", required=True)
+    p.add_argument("--resume", metavar="RUN_ID", help="continue an interrupted run: the answers already received "
+                   "are not asked again, the files already written not regenerated")
+    p.add_argument("--yes", action="store_true", help="with --resume: write without asking")
+    kinds = p.add_subparsers(dest="generate_kind", required=False)
     s = kinds.add_parser("spec", help="write specs/<slug>.md from a one-line feature request")
     s.add_argument("request", metavar="REQUEST", help="the feature request, in quotes")
     s.add_argument("--slug", help="the spec's name (kebab-case; default: from the request)")
@@ -171,20 +178,35 @@ def add_subparser(subparsers) -> argparse.ArgumentParser:
     c.add_argument("spec", metavar="SPEC.md", help="the spec file")
     for sub in (s, c):
         sub.add_argument("--yes", action="store_true", help="write without asking")
+    update_cli.add_parser(kinds)
+    slice_cli.add_parser(kinds)
+    discuss_cli.add_parser(kinds)
     return p
 
 
 def run(args: argparse.Namespace) -> int:
     try:
         root = project_root()
+        if getattr(args, "resume", None):
+            if args.generate_kind is not None:
+                raise Usage("--resume RUN_ID continues a run: name no stage with it")
+            return _resume(root, args)
+        if args.generate_kind is None:
+            raise Usage("name a stage (spec, contract, ...) or --resume RUN_ID")
+        if args.generate_kind == "discuss":
+            return discuss_cli.run_discuss(root, args)
         if args.generate_kind == "spec":
             return _spec(root, args)
+        if args.generate_kind == "slice":
+            return slice_cli.run_slice(args, _offer_all, _started)
+        if args.generate_kind == "update":
+            return update_cli.run_update(args, _offer_all, _started)
         return _contract(root, args)
     except Usage as exc:
         print(f"specward: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
     except llm.LLMError as exc:  # not configured, failed (the message is redacted)
-        print(f"specward: error: {exc}", file=sys.stderr)
+        print(f"specward: error: {exc}{_resume_hint()}", file=sys.stderr)
         return EXIT_USAGE
     except NotWritten as exc:
         for line in exc.details:
@@ -192,8 +214,44 @@ def run(args: argparse.Namespace) -> int:
         print(f"specward: {exc}", file=sys.stderr)
         return EXIT_NOT_WRITTEN
     except KeyboardInterrupt:
-        print("specward: interrupted: nothing written", file=sys.stderr)
+        print(f"specward: interrupted: nothing written{_resume_hint()}", file=sys.stderr)
         return EXIT_INTERRUPTED
+
+
+_CURRENT: list[Run] = []  # the run this command started (for the resume hint)
+
+
+def _resume_hint() -> str:
+    run = _CURRENT[-1] if _CURRENT else None
+    if run is None or not run.resumed and not run.answers:
+        return ""
+    return f"; continue it with: specward generate --resume {run.run_id}"
+
+
+def _started(run: Run) -> Run:
+    _CURRENT.append(run)
+    run.save_state()  # resumable from the start: its stage and arguments
+    return run
+
+
+def _resume(root: Path, args: argparse.Namespace) -> int:
+    """``generate --resume RUN_ID``: the stage run again from its saved state."""
+    state = load_state(root, args.resume)
+    if state.done:
+        print(f"specward: run {state.run_id} is complete: nothing to resume", file=sys.stderr)
+        return EXIT_OK
+    if state.stage == "spec":
+        run = _started(Run(root, "spec", model_config(root), state=state))
+        return _offer_all(run, propose_spec(run, run.args["request"], run.args["slug"]), args.yes)
+    if state.stage == "contract":
+        run = _started(Run(root, "contract", model_config(root), state=state))
+        return _offer_all(run, propose_contract(run, run.args["spec_text"], run.args["spec_name"]), args.yes)
+    if state.stage == "slice":
+        return slice_cli.slice_run(_started(Run(root, "slice", model_config(root), state=state)), _offer_all, args.yes)
+    if state.stage == "update":
+        return update_cli.update_run(_started(Run(root, "update", model_config(root), state=state)), _offer_all,
+                                     args.yes)
+    raise Usage(f"run {state.run_id} is a {state.stage} run, which --resume does not continue yet")
 
 
 def propose_spec(run: Run, request: str, slug: str) -> Proposal:
@@ -201,7 +259,14 @@ def propose_spec(run: Run, request: str, slug: str) -> Proposal:
     ``NotWritten`` when the answer does not fit (its raw text kept in the run log)."""
     rel = f"specs/{slug}.md"
     target(run.root, rel)
-    answer = run.ask(spec_messages(request, slug))
+    done = run.step("proposal")
+    if done is not None:
+        return Proposal("spec", [tuple(f) for f in done["files"]], list(done["notes"]))
+    messages = spec_messages(request, slug)
+    shared = gather_context(run.root, slug=slug, include=("decisions",))  # a spec is for people: no code rules
+    if shared:
+        messages[-1]["content"] += "\n\n" + shared
+    answer = run.ask(messages)
     try:
         text = spec_from_answer(answer)
     except answers.AnswerError as exc:
@@ -209,6 +274,7 @@ def propose_spec(run: Run, request: str, slug: str) -> Proposal:
         run.record([])
         raise NotWritten(f"{exc}; the raw answer is in {kept}; nothing written") from None
     notes = [f"the spec has no `{name}` section" for name in missing_sections(text)]
+    run.save_step("proposal", {"files": [[rel, text]], "notes": notes})
     return Proposal("spec", [(rel, text)], notes)
 
 
@@ -218,7 +284,10 @@ def propose_contract(run: Run, spec_text: str, spec_name: str) -> Proposal:
     Raises ``NotWritten`` (with the problems still there) when it never validates."""
     rel = f"specs/{spec_name[:-3]}.dsl.json"
     target(run.root, rel)
-    messages = contract_messages(spec_text, spec_name)
+    done = run.step("proposal")
+    if done is not None:
+        return Proposal("contract", [tuple(f) for f in done["files"]], [])
+    messages = contract_messages(spec_text, spec_name, gather_context(run.root, slug=spec_name[:-3]))
     problems: list[str] = []
     text = None
     for _round in range(1 + MAX_REPAIRS):
@@ -233,6 +302,7 @@ def propose_contract(run: Run, spec_text: str, spec_name: str) -> Proposal:
         raise NotWritten(f"the contract is still not valid after {MAX_REPAIRS} repair rounds "
                          f"({len(problems)} problem(s) above); the raw answers are in {kept}; nothing written",
                          [f"{rel}: error: {shown(p)}" for p in problems])
+    run.save_step("proposal", {"files": [[rel, text]]})
     return Proposal("contract", [(rel, text)], [])
 
 
@@ -262,13 +332,13 @@ def _spec(root: Path, args: argparse.Namespace) -> int:
     slug = args.slug if args.slug is not None else slug_from_request(request)
     if not valid_slug(slug):
         raise Usage(f"--slug {shown(slug)}: use kebab-case (lower-case letters, digits and dashes)")
-    run = Run(root, "spec", model_config())
+    run = _started(Run(root, "spec", model_config(root), args={"request": request, "slug": slug}))
     return _offer_all(run, propose_spec(run, request, slug), args.yes)
 
 
 def _contract(root: Path, args: argparse.Namespace) -> int:
     spec_text, spec_name = read_spec(args.spec)
-    run = Run(root, "contract", model_config())
+    run = _started(Run(root, "contract", model_config(root), args={"spec_text": spec_text, "spec_name": spec_name}))
     return _offer_all(run, propose_contract(run, spec_text, spec_name), args.yes)
 
 
@@ -278,10 +348,32 @@ def _offer_all(run: Run, proposal: Proposal, yes: bool) -> int:
     for note in proposal.notes:
         print(f"specward: note: {note}", file=sys.stderr)
     written, declined = [], False
+    snapped: list[bool] = []
+
+    def snap() -> None:  # before the run's first write: what it may overwrite, kept
+        if not snapped:
+            try:
+                snapshots.snapshot(run.root, run.run_id, [rel for rel, _ in proposal.files])
+            except snapshots.SnapshotError as exc:
+                raise Usage(str(exc)) from None
+            snapped.append(True)
+
     for rel, text in proposal.files:
-        done = offer(run.root, rel, target(run.root, rel), text, yes)
+        if run.was_written(rel) is not None:  # resumed: approved and written before
+            print(f"{rel}: already written by run {run.run_id}: not regenerated", file=sys.stderr)
+            written.append(rel)
+            continue
+        done = offer(run.root, rel, target(run.root, rel), text, yes, before_write=snap)
         if done:
             written.append(rel)
+            try:
+                snapshots.record_written(run.root, run.run_id, rel, text)
+            except snapshots.SnapshotError as exc:
+                print(f"specward: warning: {exc}", file=sys.stderr)
+        if done is not None:
+            run.mark_written(rel, text)
         declined = declined or done is None
     run.record(written)
+    if not declined:
+        run.finish()
     return EXIT_NOT_WRITTEN if declined else EXIT_OK
