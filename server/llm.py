@@ -155,7 +155,26 @@ def _import_litellm() -> Any:
     except ImportError:
         raise LLMNotConfigured(f"litellm is not installed: {HOW_TO_INSTALL}") from None
     litellm.suppress_debug_info = True
+    _keep_stdout_clean()
     return litellm
+
+
+def _keep_stdout_clean() -> None:
+    """litellm's own log handler writes records below WARNING to *stdout*, which is the
+    language server's JSON-RPC channel (one INFO line per request broke the editor's
+    connection): its loggers are held at WARNING and their handlers write to stderr only."""
+    import logging  # noqa: PLC0415
+    import sys  # noqa: PLC0415
+    import types  # noqa: PLC0415
+
+    for name in ("LiteLLM", "LiteLLM Router", "LiteLLM Proxy"):
+        logger = logging.getLogger(name)
+        if logger.getEffectiveLevel() < logging.WARNING:
+            logger.setLevel(logging.WARNING)
+        for handler in logger.handlers:
+            if isinstance(handler, logging.StreamHandler) and not isinstance(handler, logging.FileHandler):
+                handler.setStream(sys.stderr)
+                handler.emit = types.MethodType(logging.StreamHandler.emit, handler)  # no routing back to stdout
 
 
 def _content(obj: Any, kind: str) -> str:

@@ -55,8 +55,13 @@ export const SOURCE_GLOB = '**/*.{ts,tsx,mts,cts,js,jsx,mjs,cjs,vue,svelte,py,py
 /** The same folders as one glob, for `workspace.findFiles`'s exclude argument. */
 export const SKIPPED_GLOB = `**/{${SKIPPED_FOLDERS.join(',')}}/**`;
 
+/** The LLM stages' specs, written by "Generate spec" (`specs/<slug>.md`). */
+export const SPEC_GLOB = '**/specs/*.md';
+
 /** Local files only: the server reads the workspace from disk. */
 export const DOCUMENT_SELECTOR = [
   ...LANGUAGES.map((language) => ({ scheme: 'file', language })),
   ...CONTRACT_PATTERNS.map((pattern) => ({ scheme: 'file', pattern })),
+  // specs (specs/<slug>.md): the code action "Generate contract" is asked for there
+  { scheme: 'file', pattern: SPEC_GLOB },
 ];

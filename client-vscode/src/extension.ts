@@ -3,7 +3,8 @@
 //
 // What can be decided without VS Code lives in pure modules with unit tests:
 // detect.ts (is there anything for specward in a folder), serverCommand.ts (which program),
-// settings.ts (initializationOptions), status.ts (the status-bar item), diagnosticsDump.ts
+// settings.ts (initializationOptions), status.ts (the status-bar item), stages.ts (the LLM
+// stages' palette commands and the last-score item), diagnosticsDump.ts
 // (the test oracles), which.ts (PATH lookup), constants.ts (the install URL, the documents
 // the server sees, the globs that make a workspace one for specward).
 //
@@ -35,6 +36,10 @@ import { describe, detect, eventNeeds, nothingMessage } from './detect';
 import { DIAGNOSTICS_FILE_ENV, dump, STATUS_FILE_ENV, statusLine } from './diagnosticsDump';
 import { type Found, resolveServerCommand } from './serverCommand';
 import { RESTART_SETTINGS, toInitializationOptions } from './settings';
+import {
+  contractArguments, GENERATE_CONTRACT, GENERATE_CONTRACT_FROM_SPEC, GENERATE_SPEC, GENERATE_SPEC_FROM_REQUEST,
+  LAST_SCORE_NOTIFICATION, parseLastScore, REQUEST_PLACEHOLDER, REQUEST_PROMPT, scoreView, specArguments, validateRequest,
+} from './stages';
 import { STATUS_NOTIFICATION, StatusTracker } from './status';
 import { makeWhich } from './which';
 
@@ -43,6 +48,8 @@ const PYTHON_EXTENSION_TIMEOUT_MS = 10_000;
 
 let output: vscode.LogOutputChannel;
 let tracker: StatusTracker;
+/** The last harness score ("specward 8.8 PASS"), hidden until the server sends one. */
+let scoreItem: vscode.StatusBarItem;
 let client: LanguageClient | undefined;
 let running: Found | undefined;
 /** start/stop/restart run one after another, never interleaved. */
@@ -88,7 +95,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       }
     }
   });
-  context.subscriptions.push(output, item);
+  scoreItem = vscode.window.createStatusBarItem('specward.lastScore', vscode.StatusBarAlignment.Left, -1);
+  scoreItem.name = 'specward score';
+  scoreItem.command = 'specward.showOutput';
+  context.subscriptions.push(output, item, scoreItem);
 
   // a working folder of our own: `python -m` puts the working folder first on sys.path,
   // and the workspace's (the client's default) could shadow the installed specward
@@ -109,6 +119,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       await start(serverCwd);
     })),
     vscode.commands.registerCommand('specward.showOutput', () => output.show(true)),
+    vscode.commands.registerCommand(GENERATE_SPEC_FROM_REQUEST, generateSpecFromRequest),
+    vscode.commands.registerCommand(GENERATE_CONTRACT_FROM_SPEC, generateContractFromSpec),
     vscode.workspace.onDidChangeWorkspaceFolders(() => {
       if (!wanted) {
         // new folders may have something; the watchers follow the folders
@@ -413,6 +425,14 @@ async function start(serverCwd: string): Promise<void> {
       log(`ignored ${STATUS_NOTIFICATION} with unexpected params: ${JSON.stringify(params)}`);
     }
   });
+  c.onNotification(LAST_SCORE_NOTIFICATION, (params: unknown) => {
+    const score = parseLastScore(params);
+    if (score === undefined) {
+      log(`ignored ${LAST_SCORE_NOTIFICATION} with unexpected params: ${JSON.stringify(params)}`);
+      return;
+    }
+    showScore(scoreView(score));
+  });
   client = c;
   running = resolution;
   try {
@@ -437,10 +457,74 @@ function showProblem(message: string): void {
   });
 }
 
+function showScore(v: { text: string; tooltip: string } | undefined): void {
+  if (v === undefined) {
+    scoreItem.hide();
+    return;
+  }
+  scoreItem.text = v.text;
+  scoreItem.tooltip = v.tooltip;
+  scoreItem.show();
+}
+
+/** The running client, or undefined after saying that the server is not running. */
+function runningClient(): LanguageClient | undefined {
+  if (client?.isRunning()) {
+    return client;
+  }
+  void vscode.window.showWarningMessage('specward: the language server is not running ("specward: Restart Server" starts it).');
+  return undefined;
+}
+
+/** "specward: Generate spec from request…": an input box, then the server's stage. */
+async function generateSpecFromRequest(): Promise<void> {
+  const text = await vscode.window.showInputBox({
+    title: 'specward: Generate spec from request', prompt: REQUEST_PROMPT, placeHolder: REQUEST_PLACEHOLDER,
+    ignoreFocusOut: true, validateInput: validateRequest,
+  });
+  if (text === undefined || validateRequest(text) !== undefined) {
+    return;
+  }
+  await runStage(GENERATE_SPEC, specArguments(text));
+}
+
+/** "specward: Generate contract from this spec": on the active specs/<slug>.md. */
+async function generateContractFromSpec(uri?: vscode.Uri): Promise<void> {
+  const target = uri instanceof vscode.Uri ? uri : vscode.window.activeTextEditor?.document.uri;
+  const folder = target ? vscode.workspace.getWorkspaceFolder(target) : undefined;
+  const rel = target && folder ? relativePath(folder, target) : undefined;
+  const got = contractArguments(rel);
+  if ('message' in got) {
+    void vscode.window.showWarningMessage(got.message);
+    return;
+  }
+  const doc = vscode.workspace.textDocuments.find((d) => d.uri.toString() === target!.toString());
+  if (doc?.isDirty) {
+    await doc.save(); // the server reads the spec as the editor has it, but the file is what the run names
+  }
+  await runStage(GENERATE_CONTRACT, got.args);
+}
+
+/** `workspace/executeCommand`; the server reports progress, questions and failures itself. */
+async function runStage(command: string, args: unknown[]): Promise<void> {
+  const c = runningClient();
+  if (c === undefined) {
+    return;
+  }
+  try {
+    const result = await c.sendRequest('workspace/executeCommand', { command, arguments: args });
+    log(`${command}: ${JSON.stringify(result)}`);
+  } catch (err) {
+    log(`${command} failed: ${errorText(err)}`);
+    void vscode.window.showErrorMessage(`specward: ${command} failed (${err instanceof Error ? err.message : String(err)}).`);
+  }
+}
+
 async function stop(): Promise<void> {
   const c = client;
   client = undefined;
   running = undefined;
+  scoreItem?.hide();
   if (c === undefined) {
     return;
   }

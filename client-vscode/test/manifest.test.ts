@@ -103,11 +103,25 @@ describe('package.json', () => {
     assert.match(scripts.package, /^vsce package\b/);
   });
 
-  it('contributes the two commands, restart also in the editor context menu', () => {
+  it('contributes its commands, restart and "Generate contract" also in the editor context menu', () => {
     const titles = Object.fromEntries(pkg.contributes.commands.map((c: { command: string; title: string }) => [c.command, c.title]));
-    assert.deepEqual(titles, { 'specward.restartServer': 'specward: Restart Server', 'specward.showOutput': 'specward: Show Output' });
+    assert.deepEqual(titles, {
+      'specward.restartServer': 'specward: Restart Server', 'specward.showOutput': 'specward: Show Output',
+      'specward.generateSpecFromRequest': 'specward: Generate spec from request…',
+      'specward.generateContractFromSpec': 'specward: Generate contract from this spec',
+    });
     const ctx = pkg.contributes.menus['editor/context'];
-    assert.deepEqual(ctx.map((m: { command: string }) => m.command), ['specward.restartServer']);
+    assert.deepEqual(ctx.map((m: { command: string }) => m.command), ['specward.restartServer', 'specward.generateContractFromSpec']);
+    // "Generate contract" only on specs/<slug>.md (VS Code's `resourcePath`, either separator)
+    const specWhen = new RegExp(/=~ \/(.*)\/$/.exec(ctx[1].when)![1]);
+    for (const p of ['/w/specs/notes.md', 'C:\\w\\specs\\user-login.md']) {
+      assert.ok(specWhen.test(p), p);
+    }
+    for (const p of ['/w/specs/notes.dsl.json', '/w/docs/notes.md', '/w/specs/a/notes.md']) {
+      assert.ok(!specWhen.test(p), p);
+    }
+    const palette = pkg.contributes.menus.commandPalette.find((m: { command: string }) => m.command === 'specward.generateContractFromSpec');
+    assert.equal(palette.when, ctx[1].when);
     const when = new RegExp(/=~ \/(.*)\/$/.exec(ctx[0].when)![1]);
     for (const name of ['articles.dsl.json', 'openapi.yaml', 'openapi.yml', 'swagger.json', 'Orders-OpenAPI.yml', 'specward.toml']) {
       assert.ok(when.test(name), name);
@@ -140,7 +154,7 @@ describe('README', () => {
 
 describe('pure modules', () => {
   it('do not import vscode (they run under node --test)', () => {
-    for (const file of ['constants', 'detect', 'diagnosticsDump', 'serverCommand', 'settings', 'status', 'which']) {
+    for (const file of ['constants', 'detect', 'diagnosticsDump', 'serverCommand', 'settings', 'stages', 'status', 'which']) {
       const src = fs.readFileSync(path.join(ROOT, 'src', `${file}.ts`), 'utf8');
       assert.doesNotMatch(src, /from ['"]vscode['"]|require\(['"]vscode['"]\)/, file);
     }

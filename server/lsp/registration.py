@@ -1,6 +1,7 @@
 """The one registration module: every LSP method specward answers, each handled by its own
 module under ``handlers/``, in two tables: ``REQUESTS`` (method -> handler and its server
-options) and ``NOTIFICATIONS`` (method -> handler), plus the ``specward.applyFix`` command.
+options) and ``NOTIFICATIONS`` (method -> handler), plus the commands (``specward.applyFix``, the exports, the LLM stages of
+``handlers/stage_command.py``).
 The tables are read when this module is imported (``server.create_server``, after any
 ``sitecustomize`` of the reliability tests has patched a handler). Every handler is guarded: a request whose handler raises gets an
 ``InternalError`` reply (``transport.SpecwardProtocol`` writes it: the exception's type, no
@@ -37,6 +38,7 @@ from .handlers import (
     initialized,
     references,
     shutdown,
+    stage_command,
     workspace_symbol,
 )
 
@@ -99,7 +101,7 @@ REQUESTS: dict[str, tuple[Handler, Any]] = {
         identifier="specward", inter_file_dependencies=True, workspace_diagnostics=True)),
     lsp.WORKSPACE_DIAGNOSTIC: (diagnostic.workspace, None),
     lsp.TEXT_DOCUMENT_CODE_ACTION: (code_action.handle, lsp.CodeActionOptions(
-        code_action_kinds=[lsp.CodeActionKind.QuickFix, lsp.CodeActionKind.Source])),
+        code_action_kinds=[lsp.CodeActionKind.QuickFix, lsp.CodeActionKind.Refactor, lsp.CodeActionKind.Source])),
 }
 
 # notifications: no reply; a handler that raises is a log line
@@ -143,6 +145,14 @@ def register(server: SpecwardServer) -> None:
     @server.command(export_command.EXPORT_COMMAND)
     async def export_contract(ls, payload: dict):
         return await export_command.export_contract(ls, payload)
+
+    @server.command(stage_command.GENERATE_SPEC)
+    async def generate_spec(ls, arg: Any):
+        return await stage_command.generate_spec(ls, arg)
+
+    @server.command(stage_command.GENERATE_CONTRACT)
+    async def generate_contract(ls, arg: Any):
+        return await stage_command.generate_contract(ls, arg)
 
     @server.command(code_action.SHOW_COMMAND)
     async def show_location(ls, payload: dict):

@@ -4,7 +4,8 @@ registered by ``registration.py``.
 Requests (the client waits for a reply): ``initialize``, ``shutdown``, ``hover``,
 ``definition``, ``references``, ``completion``, ``code_lens``, ``document_symbol``,
 ``workspace_symbol``, ``diagnostic`` (``document`` and ``workspace``), ``code_action``, and
-the ``specward.applyFix`` command (``execute_command``). Most do their work on the index
+the commands: ``specward.applyFix`` (``execute_command``), the exports (``export_command``),
+the LLM stages ``specward.generateSpec``/``generateContract`` (``stage_command``). Most do their work on the index
 thread through ``Session.request``.
 
 Notifications (no reply): ``initialized`` (the start-up: ``startup.py``), ``did_open``,

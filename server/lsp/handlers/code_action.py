@@ -6,7 +6,8 @@ on the findings of the registered analyses (``phantom-import``, ``missing-export
 ``undeclared-dependency``, ``repeated-hallucination``), the edits the analysis proposed
 (``Finding.data["fixes"]``). A fix of a phantom import or a missing export also records
 itself in the fix-history ledger: it is the ``specward.applyFix`` command, which applies
-the edit and then appends the record. Every change is a ``WorkspaceEdit`` the user sees and can undo."""
+the edit and then appends the record. On a ``TODO``/``FIXME`` line and on a spec, the LLM
+stages' commands (``stage_command.stage_actions``). Every change is a ``WorkspaceEdit`` the user sees and can undo."""
 
 from __future__ import annotations
 
@@ -89,6 +90,9 @@ def _actions(session: Session, params: lsp.CodeActionParams) -> list[lsp.CodeAct
     if rel.lower().endswith(".dsl.json") and rel in session.index.contracts \
             and (not only or any(lsp.CodeActionKind.Source.value.startswith(k) for k in only)):
         out.extend(_export_actions(rel))
+    from .stage_command import stage_actions  # the LLM stages: a TODO line, a spec
+
+    out.extend(stage_actions(session, rel, lines, params))
     return out
 
 

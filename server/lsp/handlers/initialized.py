@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types as lsp
 
-from .. import startup
+from .. import last_score, startup
 
 if TYPE_CHECKING:
     from ..server import SpecwardServer
@@ -27,6 +27,7 @@ async def handle(ls: SpecwardServer, params: lsp.InitializedParams) -> None:
         log.info("repeated initialized notification ignored")
         return
     ls.initialized_seen = True
+    last_score.start(ls)  # specward/lastScore now, then whenever the run log changes
     await startup.start(ls, _failed)
 
 

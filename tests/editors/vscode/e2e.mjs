@@ -29,6 +29,16 @@
 //   (l) a context manifest captured (specward context capture) before code-server starts, of
 //       a task on web/src/features/profile.ts: after the quick fix (d) edited that file, the
 //       oracle has stale-context on the manifest
+//   (m) an LLM stage against a stub provider (an OpenAI-compatible HTTP server on 127.0.0.1
+//       started here, its URL in SPECWARD_MODEL/SPECWARD_API_BASE/SPECWARD_API_KEY of the
+//       server's environment, one scripted streamed answer): "specward: Generate spec from
+//       request…" from the command palette, the request typed in the input box; the server's
+//       workspace/applyEdit (annotated needsConfirmation) shows in the Refactor Preview, its
+//       change unticked (VS Code's way of asking), the file is not on disk until the change is
+//       ticked and "Apply" clicked there, then specs/users-export-notes-csv.md
+//       holds the scripted spec and .specward/runs.jsonl records the run with that file
+//   (n) the score item: a scored run seeded in the copy's .specward/runs.jsonl before
+//       code-server starts shows as "specward 8.8 PASS" in the status bar (specward/lastScore)
 // Then, in a second code-server (its own oracles), a project with nothing for specward (a
 // pyproject.toml without [tool.specward] and a README: no source file, no contract):
 //   (f) the status item says "specward: nothing to check", and no server was started
@@ -41,6 +51,7 @@
 
 import { spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
+import * as http from 'node:http';
 import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -95,6 +106,60 @@ const RULE_SOURCE = [
 const RULE_MESSAGE = '[components-skip-the-api] web/src/components/Avatar.tsx must not import web/src/api';
 
 const MANIFEST_REL = '.specward/context/profile.json';
+
+// (m)-(n): the LLM stage and the last score
+const STAGE_REQUEST = 'Let users export their notes as CSV';
+const STAGE_REL = 'specs/users-export-notes-csv.md';
+const STAGE_SPEC = [
+  '# Export notes as CSV', '', '## Background', 'People want their notes in a spreadsheet.', '',
+  '## User stories', 'As a user, I want to download my notes as CSV, so that I can open them elsewhere.', '',
+  '## Acceptance criteria', '1. GET /api/notes/export answers text/csv with one row per note.', '',
+  '## Edge cases', '- No notes: a header row only.', '',
+].join('\n');
+const STAGE_ANSWER = 'Here is the spec.\n\n````md path=specs/notes-csv.md\n' + STAGE_SPEC + '````\n';
+const SCORE_RECORD = {
+  dimensions: { compile: 0.8, compliance: 1.0, coverage: 0.8, review: 0.9 }, files: ['web/src/a.ts'], findings: {},
+  model: 'openai/stub-model', prompt_hash: `sha256:${'0'.repeat(64)}`, run_id: '20261201T100000Z-e2e001', score: 8.8,
+  stage: 'slice', time: '2026-12-01T10:00:00Z', v: 1, verdict: 'PASS',
+};
+const SCORE_TEXT = 'specward 8.8 PASS';
+
+/** A stand-in LLM provider (as tests/llm_stub.py): POST /v1/chat/completions answers the
+ * next scripted text, streamed as server-sent events when asked. */
+function startLLMStub(answers) {
+  const requests = [];
+  const server = http.createServer((req, res) => {
+    let body = '';
+    req.on('data', (c) => { body += c; });
+    req.on('end', () => {
+      let parsed = {};
+      try { parsed = JSON.parse(body || '{}'); } catch {}
+      requests.push({ path: req.url, headers: req.headers, body: parsed });
+      const text = answers.shift();
+      if (!req.url.replace(/\/$/, '').endsWith('/chat/completions') || text === undefined) {
+        res.writeHead(text === undefined ? 500 : 404, { 'Content-Type': 'application/json' });
+        res.end(JSON.stringify({ error: { message: 'no scripted answer', type: 'server_error' } }));
+        return;
+      }
+      const base = { id: 'chatcmpl-e2e', created: Math.floor(Date.now() / 1000), model: 'stub-model' };
+      if (!parsed.stream) {
+        res.writeHead(200, { 'Content-Type': 'application/json' });
+        res.end(JSON.stringify({ ...base, object: 'chat.completion', usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
+          choices: [{ index: 0, message: { role: 'assistant', content: text }, finish_reason: 'stop' }] }));
+        return;
+      }
+      res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache', Connection: 'close' });
+      const event = (delta, finish) => res.write(`data: ${JSON.stringify({ ...base, object: 'chat.completion.chunk',
+        choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`);
+      for (let i = 0; i < text.length; i += 64) {
+        event(i ? { content: text.slice(i, i + 64) } : { role: 'assistant', content: text.slice(i, i + 64) }, null);
+      }
+      event({}, 'stop');
+      res.end('data: [DONE]\n\n');
+    });
+  });
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({ server, requests, port: server.address().port })));
+}
 const STALE_MESSAGE = `${REL_FILE} changed since task 'profile' read it`;
 
 const t0 = Date.now();
@@ -188,6 +253,7 @@ let codeServer;
 let browser;
 let page;
 let tmp;
+let llmStub;
 
 /** Starts code-server on a free port with `env`; resolves to its base URL once healthy. */
 async function startCodeServer(csArgs, env, logName, folder) {
@@ -272,6 +338,9 @@ async function main() {
   if (captured.status !== 0 || captured.stdout.split('\n')[0] !== MANIFEST_REL) {
     throw new StepError(`specward context capture failed (${captured.status}):\n${captured.stdout}\n${captured.stderr}`);
   }
+  // (n): a scored run in the run log before the server starts
+  fs.appendFileSync(path.join(workspace, '.specward', 'runs.jsonl'), JSON.stringify(SCORE_RECORD) + '\n');
+  llmStub = await startLLMStub([STAGE_ANSWER]);
   const userData = path.join(tmp, 'user-data');
   const extensions = path.join(tmp, 'extensions');
   const oracle = path.join(tmp, 'diagnostics.json');
@@ -304,7 +373,10 @@ async function main() {
     fs.writeFileSync(path.join(userData, dir, 'settings.json'), settings);
   }
 
-  const env = { ...process.env, SPECWARD_TEST_DIAGNOSTICS_FILE: oracle, SPECWARD_TEST_STATUS_FILE: statusFile };
+  const env = { ...process.env, SPECWARD_TEST_DIAGNOSTICS_FILE: oracle, SPECWARD_TEST_STATUS_FILE: statusFile,
+    // (m): the server (started by the extension, with the extension host's environment) asks the stub
+    SPECWARD_MODEL: 'openai/stub-model', SPECWARD_API_BASE: `http://127.0.0.1:${llmStub.port}/v1`,
+    SPECWARD_API_KEY: 'sk-e2e-stub-key' };
   // code-server's scripts expect this Node (24) first on PATH
   env.PATH = `${path.dirname(process.execPath)}:${env.PATH}`;
   // a config file of our own: code-server would otherwise create ~/.config/code-server/config.yaml
@@ -412,7 +484,81 @@ async function main() {
   await missingExport({ workspace, oracle });
   await architectureRule({ oracle });
   await staleContext({ oracle });
+  await generateSpec({ workspace });
   await nothingToCheck({ csArgs });
+}
+
+/** (m)-(n): an LLM stage from the command palette, confirmed in the Refactor Preview; the score item. */
+async function generateSpec({ workspace }) {
+  step = '(n) the last-score item';
+  const scoreItem = page.locator('.statusbar-item', { hasText: SCORE_TEXT }).first();
+  await scoreItem.waitFor({ state: 'visible' });
+  log(`(n) ok: the status bar shows "${(await scoreItem.innerText()).trim()}"`);
+
+  step = '(m) "specward: Generate spec from request…" from the command palette';
+  const target = path.join(workspace, STAGE_REL);
+  await page.keyboard.press('Escape');
+  await page.locator('.editor-instance .monaco-editor').first().click({ position: { x: 400, y: 5 } });
+  const quickInput = page.locator('.quick-input-widget');
+  const paletteRow = quickInput.locator('.monaco-list-row', { hasText: 'specward: Generate spec from request' }).first();
+  await waitFor('the command in the palette', async () => {
+    await page.keyboard.press('F1');
+    const input = quickInput.locator('input').first();
+    await input.waitFor({ state: 'visible', timeout: 5_000 });
+    await input.fill('>specward: Generate spec from request');
+    try {
+      await paletteRow.waitFor({ state: 'visible', timeout: 5_000 });
+      return true;
+    } catch {
+      await page.keyboard.press('Escape');
+      return false;
+    }
+  });
+  await page.keyboard.press('Enter');
+  await quickInput.locator('.quick-input-message, .quick-input-title', { hasText: /feature request|Generate spec/ }).first()
+    .waitFor({ state: 'visible' });
+  await quickInput.locator('input').first().fill(STAGE_REQUEST);
+  await page.keyboard.press('Enter');
+
+  step = '(m) the stage\'s edit in the Refactor Preview, applied there';
+  const apply = page.locator('.monaco-button', { hasText: /^Apply$/ }).first();
+  await apply.waitFor({ state: 'visible' });
+  await page.locator('.monaco-list-row', { hasText: 'users-export-notes-csv.md' }).first().waitFor({ state: 'visible' });
+  if (fs.existsSync(target)) {
+    throw new StepError(`${STAGE_REL} is on disk before the edit was confirmed`);
+  }
+  const asked = llmStub.requests.at(-1);
+  if (!asked || !JSON.stringify(asked.body.messages).includes(STAGE_REQUEST) || asked.headers.authorization !== 'Bearer sk-e2e-stub-key') {
+    throw new StepError(`the stub provider was not asked for the spec: ${JSON.stringify(llmStub.requests.map((r) => r.path))}`);
+  }
+  // VS Code lists changes that need confirmation unticked: tick the run's change, then Apply
+  // (one annotation: the preview lists the file itself, "users-export-notes-csv.md specs (creating)")
+  const change = page.locator('.monaco-list-row', { hasText: 'users-export-notes-csv.md' }).first();
+  const tick = change.locator('input[type="checkbox"], .monaco-checkbox, .monaco-custom-toggle, [role="checkbox"]').first();
+  await tick.waitFor({ state: 'visible' });
+  const ticked = async () => (await tick.isChecked().catch(() => false)) ||
+    /\bchecked\b/.test((await tick.getAttribute('class')) || '');
+  if (await ticked()) {
+    throw new StepError('the change that needs confirmation is ticked before the user ticked it');
+  }
+  await tick.click();
+  await waitFor('the change ticked', ticked);
+  await apply.click();
+  await waitFor(`${STAGE_REL} on disk with the scripted spec`, () => {
+    try {
+      return fs.readFileSync(target, 'utf8') === STAGE_SPEC;
+    } catch {
+      return false;
+    }
+  });
+  const runsFile = path.join(workspace, '.specward', 'runs.jsonl');
+  const rec = await waitFor(`the run in ${runsFile}`, () => fs.readFileSync(runsFile, 'utf8').split('\n')
+    .filter((l) => l.endsWith('}')).map((l) => JSON.parse(l)).find((r) => r.stage === 'spec'));
+  if (JSON.stringify(rec.files) !== JSON.stringify([STAGE_REL]) || rec.model !== 'openai/stub-model') {
+    throw new StepError(`the run record is ${JSON.stringify(rec)}: expected files ["${STAGE_REL}"] and model openai/stub-model`);
+  }
+  log(`(m) ok: the spec stage asked the stub, the Refactor Preview's Apply wrote ${STAGE_REL}, run ${rec.run_id} logged`);
+  await scoreItem.waitFor({ state: 'visible' }); // an unscored run leaves the last score as it was
 }
 
 /** (l): the quick fix of (d) edited a file a task's context manifest read. */
@@ -619,6 +765,7 @@ try {
 } finally {
   if (browser) await browser.close().catch(() => {});
   await stopCodeServer();
+  if (llmStub) llmStub.server.close();
   if (code === 0 && tmp && process.env.SPECWARD_E2E_KEEP !== '1') {
     fs.rmSync(tmp, { recursive: true, force: true });
   }
