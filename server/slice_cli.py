@@ -64,8 +64,8 @@ def add_parser(kinds) -> None:
     s.add_argument("--slug", help="the feature's name (default: the contract's file name)")
     s.add_argument("--spec", metavar="SPEC.md", help="the spec whose acceptance criteria the script follows "
                    "(default: specs/<slug>.md when it exists)")
-    s.add_argument("--build", metavar="CMD", help="your build or test command, run once the files are written "
-                   "(the score's compile dimension)")
+    s.add_argument("--build", metavar="CMD", help="your build or test command: run on the generated files in a "
+                   "scratch copy before they are offered (its failures go back to the model), and for the score")
     s.add_argument("--yes", action="store_true", help="write without asking")
 
 
@@ -238,6 +238,24 @@ def _stub_problems(files: dict[str, str]) -> list[tuple[str, str]]:
     return out
 
 
+def _build_problems(run: Run, files: dict[str, str], command: str, notes: list[str]) -> list[tuple[str, str]]:
+    """The build or test command on the files in a scratch copy: its output's last lines
+    as one problem when it fails; a note when it could not run there."""
+    from .stage_build import scratch_build
+
+    run.ui.status(f"running `{command}` on the generated files (a scratch copy of the workspace)...")
+    result = scratch_build(run.root, run.run_id, files, command)
+    if result.value is None:
+        if result.note not in notes:
+            notes.append(result.note)
+        return []
+    if result.value == 1.0:
+        return []
+    why = result.note or f"exit code {result.exit_code}"
+    tail = "\n".join(result.tail) or "(no output)"
+    return [("(build)", f"`{command}` failed ({why}); its output ends with:\n{tail}")]
+
+
 def _run_commands(root: Path, plan) -> list[str]:
     commands = []
     pkg = root / "package.json"
@@ -258,10 +276,12 @@ def _run_commands(root: Path, plan) -> list[str]:
 
 
 def propose_slice(run: Run, tools, contract_rel: str, contract_text: str, endpoints: list[str], models: list[str],
-                  slug: str, spec_text: str | None = None) -> Proposal:
+                  slug: str, spec_text: str | None = None, build: str | None = None) -> Proposal:
     """The slice's files and its acceptance script, checked; ``NotWritten`` when the plan
     or the files still have problems after the repairs. ``tools``: an ``mcp_server.Tools``
-    on the workspace (built here when not yet)."""
+    on the workspace (built here when not yet). ``build``: the build or test command
+    (``stage_build.build_command``), run from ``standard`` depth on in a scratch copy
+    holding the files, its failure sent back like the other problems."""
     contract = parse_contract(contract_rel, contract_text)
     errors = [f.message for f in contract.findings if f.severity == "error"]
     if contract.format == "unknown" or errors:
@@ -301,6 +321,7 @@ def propose_slice(run: Run, tools, contract_rel: str, contract_text: str, endpoi
 
     # 2. the files, verified at the depth the change's risk asks for
     planned = {f.path for f in plan.files}
+    notes: list[str] = []
     depth = [plan_depth(plan, contract_text, spec_text or "")]
     run.ui.status(f"verification depth: {depth[0].depth} ({'; '.join(depth[0].reasons)})")
 
@@ -309,6 +330,8 @@ def propose_slice(run: Run, tools, contract_rel: str, contract_text: str, endpoi
         out = [(p.file, f"{p.kind}: {p.message}") for p in slice_plan.verify_slice(plan, got)]
         if depth[0].depth != "minimal":
             out += _stub_problems(files)
+        if build and not out and depth[0].depth != "minimal":
+            out += _build_problems(run, files, build, notes)
         return out
 
     def gate(problems: list[tuple[str, str]]) -> None:  # a failed gate raises the depth
@@ -342,7 +365,7 @@ def propose_slice(run: Run, tools, contract_rel: str, contract_text: str, endpoi
     script = uat.acceptance_script(slug, criteria, [uat.uat_endpoint(ep) for ep in chosen], routes, calls,
                                    [f.path for f in plan.files if f.role == "test"], _run_commands(run.root, plan))
     files = list(got.files.items()) + [(f"specs/{slug}.uat.md", script)]
-    notes = [f"{rel}: reaches a protected path ({why}): confirm it on its own" for rel, why in got.protected.items()]
+    notes += [f"{rel}: reaches a protected path ({why}): confirm it on its own" for rel, why in got.protected.items()]
     if not spec_text:
         notes.append(f"no spec with acceptance criteria (specs/{slug}.md): the acceptance script lists the endpoints only")
     return Proposal("slice", files, notes, depth[0])
@@ -384,8 +407,13 @@ def slice_run(run: Run, offer_all, yes: bool) -> int:
     from .mcp_server import Tools
     from .score_cli import append_score, score_run
 
+    from .stage_build import build_command
+
     a = run.args
     root = run.root
+    command, source = build_command(root, a.get("build"))
+    if command is None and source.startswith("the workspace configuration names"):
+        print(f"specward: note: {source}", file=sys.stderr)
     tools = Tools(root)
     try:
         done = run.step("proposal")
@@ -394,7 +422,7 @@ def slice_run(run: Run, offer_all, yes: bool) -> int:
                                 score.DepthChoice(done["depth"], tuple(done["reasons"])))
         else:
             proposal = propose_slice(run, tools, a["contract_rel"], a["contract_text"], a["endpoints"], a["models"],
-                                     a["slug"], a["spec_text"])
+                                     a["slug"], a["spec_text"], build=command)
             run.save_step("proposal", {"files": [list(f) for f in proposal.files], "notes": proposal.notes,
                                        "depth": proposal.depth.depth, "reasons": list(proposal.depth.reasons)})
         code = offer_all(run, proposal, yes)
@@ -404,7 +432,7 @@ def slice_run(run: Run, offer_all, yes: bool) -> int:
                     tools.index.update_from_disk(rel)
             review = run.config if proposal.depth is not None and proposal.depth.depth == "thorough" else None
             try:
-                report = score_run(root, tools.index, run.run_id, build=a.get("build"), review_config=review,
+                report = score_run(root, tools.index, run.run_id, build=command, review_config=review,
                                    ui=run.ui)
             except Exception as exc:  # noqa: BLE001 - the slice is written; the score is a report
                 print(f"specward: the slice was written but not scored: {exc}", file=sys.stderr)

@@ -244,3 +244,33 @@ def test_an_interrupted_slice_resumes_without_asking_the_plan_again(ws: Path, tm
     with LLMStub([]) as stub:
         again = specward("generate", "--resume", run_id, cwd=ws, env=base_env(tmp_path, **stub.env()))
     assert again.returncode == 0 and "nothing to resume" in again.stderr
+
+
+def test_the_build_runs_on_a_scratch_copy_before_approval_and_its_failure_is_repaired(ws: Path, tmp_path: Path):
+    broken = dict(GOOD)
+    broken["web/src/api/notes.ts"] = CLIENT.replace("return res.json();", "return res.json(); // BROKEN")
+    # the build fails while a generated file says BROKEN, and records where it ran
+    build = "pwd >> \"$SCRATCH_LOG\"; ! grep -rq BROKEN web server"
+    with LLMStub([plan_answer(PLAN), files_answer(broken), files_answer(GOOD), *REVIEWS]) as stub:
+        out = specward("generate", "slice", "specs/notes.dsl.json", "--endpoint", "GET /api/notes/:id", "--yes",
+                       "--build", build, cwd=ws, timeout=300,
+                       env=base_env(tmp_path, SCRATCH_LOG=str(tmp_path / "where.txt"), **stub.env()))
+    assert out.returncode == 0, out.stderr
+    repair = stub.requests[2].messages[-1]["content"]
+    assert "(build)" in repair and "failed (exit code 1)" in repair
+    ran_in = (tmp_path / "where.txt").read_text().split()
+    # twice on a copy inside the workspace (before approval), then once on the written slice (the score)
+    assert len(ran_in) == 3 and all("/.specward/scratch/" in w for w in ran_in[:2]) and ran_in[2] == str(ws)
+    assert not (ws / ".specward/scratch").exists() or not any((ws / ".specward/scratch").iterdir())
+    assert (ws / "web/src/api/notes.ts").read_text() == CLIENT
+    [scored] = [r for r in records(ws) if r.stage == "score"]
+    assert dict(scored.dimensions)["compile"] == 1.0
+
+
+def test_a_build_command_of_an_untrusted_workspace_never_runs(ws: Path, tmp_path: Path):
+    (ws / "specward.toml").write_text('build = "touch PWNED"\n')
+    with LLMStub([plan_answer(PLAN), files_answer(GOOD), *REVIEWS]) as stub:
+        out = slice_(ws, tmp_path, stub, "--yes")
+    assert out.returncode == 0, out.stderr
+    assert "not trusted" in out.stderr
+    assert not list(ws.rglob("PWNED"))
