@@ -624,11 +624,29 @@ def watch_process(pid: int, on_gone: Callable[[], None], interval: float = 1.0) 
 
 
 # ============================================================== serving
+def claim_stdout():
+    """The process' stdout for the protocol alone: its file descriptor duplicated for the
+    frames, then fd 1 and ``sys.stdout`` pointed at stderr, so that nothing else — a
+    library's log handler, a ``print``, a child process inheriting fd 1 — can write into
+    the JSON-RPC channel (litellm's INFO line once broke the editor's connection)."""
+    try:
+        sys.stdout.flush()
+    except (OSError, ValueError):
+        pass
+    try:
+        channel = os.dup(1)
+        os.dup2(2, 1)
+    except OSError:  # no separate stderr to point at: keep stdout as it is
+        return sys.stdout.buffer
+    sys.stdout = sys.stderr
+    return os.fdopen(channel, "wb", buffering=0)
+
+
 def serve_stdio(server, max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
                 body_timeout: float = DEFAULT_BODY_TIMEOUT_S, stdin=None, stdout=None) -> None:
     """Serve over stdin/stdout until the process exits (``server.terminate``)."""
     fd = (stdin or sys.stdin.buffer).fileno()
-    out = stdout or sys.stdout.buffer
+    out = stdout or claim_stdout()
     protocol: SpecwardProtocol = server.protocol
     protocol.set_output(out)
 

@@ -168,7 +168,8 @@ async def test_a_todo_line_offers_a_spec_and_a_spec_offers_a_contract(editor_fac
     assert action.command.command == "specward.generateSpec"
     assert list(action.command.arguments) == ["let users write and list their notes"]
     assert not await actions_at(ed, "src/notes.ts", 0)  # not on a line without a TODO
-    [contract] = await actions_at(ed, "specs/notes.md", 0)
+    contract, discuss = await actions_at(ed, "specs/notes.md", 0)  # discuss: test_lsp_stage_more.py
+    assert discuss.command.command == "specward.discuss"
     assert contract.title == "Generate contract (specs/notes.dsl.json)"
     assert contract.command.command == "specward.generateContract"
     assert list(contract.command.arguments) == [{"spec": "specs/notes.md"}]
@@ -329,3 +330,21 @@ def test_litellm_writes_nothing_on_stdout_the_servers_channel(tmp_path: Path):
                              text=True, timeout=120, check=False)
     assert out.returncode == 0, out.stderr
     assert out.stdout == "" and "a short answer" in out.stderr
+
+
+def test_nothing_but_frames_reaches_the_protocol_channel(tmp_path: Path):
+    """A print, a library's stdout log handler or a child process writing to fd 1 after
+    start-up lands on stderr: the server's stdout carries only JSON-RPC frames."""
+    code = ("import logging, os, subprocess, sys, threading\n"
+            "from specward.server.lsp import transport\n"
+            "out = transport.claim_stdout()\n"
+            "print('a stray print')\n"
+            "logging.StreamHandler(sys.stdout).emit(logging.makeLogRecord({'msg': 'a stray log line'}))\n"
+            "subprocess.run(['echo', 'a child process'])\n"
+            "body = b'{}'\n"
+            "out.write(b'Content-Length: %d\\r\\n\\r\\n' % len(body) + body)\n")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == b"Content-Length: 2\r\n\r\n{}"
+    for stray in (b"a stray print", b"a stray log line", b"a child process"):
+        assert stray in proc.stderr
