@@ -19,7 +19,7 @@ from typing import Callable, Iterable
 
 from .contracts.schemas import type_shape
 from .matching import CallStatus
-from .model import DataModel, Endpoint, FileFacts, Prop, Schemas, Shape, Span
+from .model import DataModel, Endpoint, FileFacts, Prop, Schemas, Shape
 from .routes import ComposedRoute, Resolve, find_declared
 
 Lookup = Callable[[str], "FileFacts | None"]

@@ -12,15 +12,19 @@ import sys
 from pathlib import Path
 
 
-def approved(rel: str, old: str | None, text: str, yes: bool) -> bool:
+def approved(rel: str, old: str | None, text: str, yes: bool, protected: str | None = None) -> bool:
     """Print that ``rel`` will be created (``old`` None) or overwritten, with the diff, and
-    return whether it may be written. ``rel`` is printed as given (already made safe)."""
+    return whether it may be written. ``rel`` is printed as given (already made safe).
+    ``protected`` (why the path is protected: ``.git/``, a workflow, specward's own
+    configuration): ``--yes`` does not count, the user must type the path at a terminal."""
     print(f"specward will {'overwrite' if old is not None else 'create'} {rel}:")
     diff = difflib.unified_diff((old or "").splitlines(keepends=True), text.splitlines(keepends=True),
                                 fromfile=f"a/{rel}" if old is not None else "/dev/null", tofile=f"b/{rel}")
     for line in diff:
         sys.stdout.write(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n")
     sys.stdout.flush()
+    if protected is not None:
+        return _confirmed_protected(rel, protected)
     if yes:
         return True
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
@@ -31,6 +35,22 @@ def approved(rel: str, old: str | None, text: str, yes: bool) -> bool:
     except EOFError:
         reply = ""
     if reply.strip().lower() not in ("y", "yes"):
+        print(f"specward: {rel} not written", file=sys.stderr)
+        return False
+    return True
+
+
+def _confirmed_protected(rel: str, why: str) -> bool:
+    print(f"specward: {rel} reaches a protected path ({why}): it is written only when you confirm this file "
+          "by typing its path; --yes does not count", file=sys.stderr)
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        print(f"specward: {rel} not written: a protected path needs a confirmation at a terminal", file=sys.stderr)
+        return False
+    try:
+        reply = input(f"Type {rel} to write it (anything else skips it): ")
+    except EOFError:
+        reply = ""
+    if reply.strip() != rel:
         print(f"specward: {rel} not written", file=sys.stderr)
         return False
     return True

@@ -240,18 +240,30 @@ def _resume(root: Path, args: argparse.Namespace) -> int:
     if state.done:
         print(f"specward: run {state.run_id} is complete: nothing to resume", file=sys.stderr)
         return EXIT_OK
-    if state.stage == "spec":
-        run = _started(Run(root, "spec", model_config(root), state=state))
-        return _offer_all(run, propose_spec(run, run.args["request"], run.args["slug"]), args.yes)
-    if state.stage == "contract":
-        run = _started(Run(root, "contract", model_config(root), state=state))
-        return _offer_all(run, propose_contract(run, run.args["spec_text"], run.args["spec_name"]), args.yes)
-    if state.stage == "slice":
-        return slice_cli.slice_run(_started(Run(root, "slice", model_config(root), state=state)), _offer_all, args.yes)
-    if state.stage == "update":
-        return update_cli.update_run(_started(Run(root, "update", model_config(root), state=state)), _offer_all,
-                                     args.yes)
-    raise Usage(f"run {state.run_id} is a {state.stage} run, which --resume does not continue yet")
+    if state.stage not in RESUMABLE:
+        raise Usage(f"run {state.run_id} is a {state.stage} run, which --resume does not continue yet")
+    return resume_stage(_started(Run(root, state.stage, model_config(root), state=state)), _offer_all, args.yes)
+
+
+RESUMABLE = ("spec", "contract", "slice", "update")
+
+
+def resume_stage(run: Run, offer_all, yes: bool):
+    """The per-stage dispatch of a resumed run (``run`` built with ``state=``), shared by
+    ``generate --resume`` and the editor's ``specward.resumeRun``: the stage continued from
+    its saved state (answers replayed, a saved proposal not asked for again), its proposal
+    handed to ``offer_all(run, proposal, yes)``, whose result is returned. ``Usage`` for a
+    stage that cannot be resumed (``RESUMABLE``)."""
+    a = run.args
+    if run.stage == "spec":
+        return offer_all(run, propose_spec(run, a["request"], a["slug"]), yes)
+    if run.stage == "contract":
+        return offer_all(run, propose_contract(run, a["spec_text"], a["spec_name"]), yes)
+    if run.stage == "slice":
+        return slice_cli.slice_run(run, offer_all, yes)
+    if run.stage == "update":
+        return offer_all(run, update_cli.update_proposal(run), yes)
+    raise Usage(f"run {run.run_id} is a {run.stage} run, which --resume does not continue yet")
 
 
 def propose_spec(run: Run, request: str, slug: str) -> Proposal:
@@ -363,7 +375,7 @@ def _offer_all(run: Run, proposal: Proposal, yes: bool) -> int:
             print(f"{rel}: already written by run {run.run_id}: not regenerated", file=sys.stderr)
             written.append(rel)
             continue
-        done = offer(run.root, rel, target(run.root, rel), text, yes, before_write=snap)
+        done = offer(run.root, rel, target(run.root, rel, allow_protected=True), text, yes, before_write=snap)
         if done:
             written.append(rel)
             try:

@@ -128,7 +128,7 @@ def load_config(env: dict[str, str] | None = None, workspace_model: str | None =
         values["model"], sources["model"] = workspace_model.strip(), "workspace"
     if "model" not in values:
         raise LLMNotConfigured("no model configured: " + HOW_TO_CONFIGURE.format(settings=path)
-                               + f"; the LLM extra must be installed too: pip install 'specward[llm]'")
+                               + "; the LLM extra must be installed too: pip install 'specward[llm]'")
     return LLMConfig(values["model"], values.get("api_base"), values.get("api_key"),
                      tuple(sorted(sources.items())))
 

@@ -400,6 +400,15 @@ def run_slice(args: argparse.Namespace, offer_all, started) -> int:
     return slice_run(run, offer_all, args.yes)
 
 
+def _judged_with(tools, a: dict):
+    """The tools the slice's files are judged with: with ``with_contract`` (the editor's
+    "Implement this endpoint", whose contract text is not written yet), the new contract in
+    place too (``stage_files.WithContract``)."""
+    from .stage_files import WithContract
+
+    return WithContract(tools, {a["contract_rel"]: a["contract_text"]}) if a.get("with_contract") else tools
+
+
 def slice_run(run: Run, offer_all, yes: bool) -> int:
     """The slice stage of ``run`` (new, or resumed from its state: the answers already
     received are not asked again, the files already written are not offered again), its
@@ -421,8 +430,10 @@ def slice_run(run: Run, offer_all, yes: bool) -> int:
             proposal = Proposal("slice", [tuple(f) for f in done["files"]], list(done["notes"]),
                                 score.DepthChoice(done["depth"], tuple(done["reasons"])))
         else:
-            proposal = propose_slice(run, tools, a["contract_rel"], a["contract_text"], a["endpoints"], a["models"],
-                                     a["slug"], a["spec_text"], build=command)
+            proposal = propose_slice(run, _judged_with(tools, a), a["contract_rel"], a["contract_text"],
+                                     a["endpoints"], a["models"], a["slug"], a["spec_text"], build=command)
+            if a.get("with_contract"):  # "Implement this endpoint": the contract's edit comes with the slice
+                proposal.files.insert(0, (a["contract_rel"], a["contract_text"]))
             run.save_step("proposal", {"files": [list(f) for f in proposal.files], "notes": proposal.notes,
                                        "depth": proposal.depth.depth, "reasons": list(proposal.depth.reasons)})
         code = offer_all(run, proposal, yes)

@@ -48,6 +48,25 @@ class Generated:
         return [c for c in self.finding_codes if c in MUST_PASS_CODES]
 
 
+class WithContract:
+    """``Tools`` whose ``check_files`` judges the files with ``extra`` (a new contract's
+    text, by path) in place too, its own results left out unless it is one of the files;
+    everything else goes to ``tools`` (the slice's plan and project map, on the index as it
+    is). For a stage whose files must be judged against the contract it is about to write
+    (``update``, "Implement this endpoint")."""
+
+    def __init__(self, tools, extra: dict[str, str]) -> None:
+        self._tools = tools
+        self._extra = extra
+
+    def check_files(self, files: dict[str, str], facts: dict | None = None) -> list[dict]:
+        results = self._tools.check_files({**self._extra, **files}, facts=facts)
+        return [r for r in results if r["path"] not in self._extra or r["path"] in files]
+
+    def __getattr__(self, name: str):
+        return getattr(self._tools, name)
+
+
 def read_files(root, text: str) -> tuple[dict[str, str], dict[str, str], list[tuple[str, str]]]:
     """The answer's files confined to the workspace: (accepted path -> text, protected
     path -> reason, refused as (path as written, why)). :class:`answers.AnswerError`

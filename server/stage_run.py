@@ -404,13 +404,15 @@ def model_config(root: Path | None = None, env: dict[str, str] | None = None) ->
     return llm.load_config(env, workspace_model=workspace_model)
 
 
-def target(root: Path, rel: str) -> Resolved:
-    """``rel`` confined to the workspace, not protected and not a folder; ``Usage`` else."""
+def target(root: Path, rel: str, allow_protected: bool = False) -> Resolved:
+    """``rel`` confined to the workspace, not a folder, and not protected unless
+    ``allow_protected`` (the caller then asks for the file's own confirmation); ``Usage``
+    else."""
     try:
         found = resolve_inside(root, rel)
     except PathRefused as exc:
         raise Usage(f"{rel}: {exc.reason}") from None
-    if found.protected:
+    if found.protected and not allow_protected:
         raise Usage(f"{rel}: refused: it reaches a protected path ({found.protected})")
     if found.real.is_dir():
         raise Usage(f"{rel}: is a folder")
@@ -434,24 +436,24 @@ def offer(root: Path, rel: str, found: Resolved, text: str, yes: bool,
     if old == text:
         print(f"{rel}: already up to date", file=sys.stderr)
         return False
-    if not approved(rel, old, text, yes):
+    if not approved(rel, old, text, yes, protected=found.protected):
         return None
     if before_write is not None:
         before_write()
-    write(root, rel, text)
+    write(root, rel, text, allow_protected=found.protected is not None)
     print(f"wrote {rel}", file=sys.stderr)
     return True
 
 
-def write(root: Path, rel: str, text: str) -> None:
+def write(root: Path, rel: str, text: str, allow_protected: bool = False) -> None:
     """Write through a temporary file in the checked folder and a rename (which replaces a
     link rather than following it), the target checked again once its folder exists."""
-    first = target(root, rel)
+    first = target(root, rel, allow_protected)
     try:
         first.real.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise Usage(f"{rel}: cannot create its folder: {exc.strerror or exc}") from None
-    again = target(root, rel)
+    again = target(root, rel, allow_protected)
     try:
         replace_file(again.real, text)
     except OSError as exc:

@@ -67,7 +67,7 @@ def propose_update(run: Run, tools, contract_rel: str, old_text: str, new_text: 
     """The affected files regenerated; an empty proposal when the edit affects none.
     ``tools``: a built ``mcp_server.Tools`` on the workspace; the NEW version is in place
     in its index while the files are judged (then the disk's again)."""
-    from .stage_files import generate_files
+    from .stage_files import WithContract, generate_files
 
     old_facts = impact_cli.parsed(impact_cli.Version(old_label, run.root / contract_rel, old_text), contract_rel)
     new_facts = impact_cli.parsed(impact_cli.Version("NEW", run.root / contract_rel, new_text), contract_rel)
@@ -111,7 +111,7 @@ def propose_update(run: Run, tools, contract_rel: str, old_text: str, new_text: 
         context = stage_context.gather(run.root, targets=list(affected), include=("invariants", "ledger", "decisions"))
     in_place = {contract_rel: new_text} if (run.root / contract_rel).exists() else {}
     got = generate_files(run, update_messages(contract_rel, new_text, diff.plain(), affected, context),
-                         _WithContract(tools, in_place), allowed=allowed)
+                         WithContract(tools, in_place), allowed=allowed)
     got.files.pop(contract_rel, None)
     if got.problems:
         kept = run.keep_answers()
@@ -121,18 +121,6 @@ def propose_update(run: Run, tools, contract_rel: str, old_text: str, new_text: 
                          [f"{rel or '(answer)'}: {shown(msg)}" for rel, msg in got.problems])
     changed = [(rel, text) for rel, text in got.files.items() if text != affected[rel][0]]
     return Proposal("update", changed, notes)
-
-
-class _WithContract:
-    """``Tools`` whose ``check_files`` judges the files with the new contract in place too."""
-
-    def __init__(self, tools, extra: dict[str, str]) -> None:
-        self._tools = tools
-        self._extra = extra
-
-    def check_files(self, files: dict[str, str], facts: dict | None = None) -> list[dict]:
-        results = self._tools.check_files({**self._extra, **files}, facts=facts)
-        return [r for r in results if r["path"] not in self._extra or r["path"] in files]
 
 
 def run_update(args: argparse.Namespace, offer_all, started) -> int:
@@ -158,21 +146,28 @@ def run_update(args: argparse.Namespace, offer_all, started) -> int:
     return update_run(run, offer_all, args.yes)
 
 
-def update_run(run: Run, offer_all, yes: bool) -> int:
-    """The update stage of ``run`` (new or resumed), its files offered."""
+def update_proposal(run: Run) -> Proposal:
+    """The proposal of update run ``run`` (new or resumed: a saved proposal is not asked for
+    again), with a ``Tools`` of its own on the workspace (the cache's index, closed after),
+    saved as the run's ``proposal`` step."""
     from .mcp_server import Tools
 
     a = run.args
     done = run.step("proposal")
     if done is not None:
-        proposal = Proposal("update", [tuple(f) for f in done["files"]], list(done["notes"]))
-    else:
-        tools = Tools(run.root)
-        try:
-            proposal = propose_update(run, tools, a["contract_rel"], a["old_text"], a["new_text"], a["old_label"])
-        finally:
-            tools.close()
-        run.save_step("proposal", {"files": [list(f) for f in proposal.files], "notes": proposal.notes})
+        return Proposal("update", [tuple(f) for f in done["files"]], list(done["notes"]))
+    tools = Tools(run.root)
+    try:
+        proposal = propose_update(run, tools, a["contract_rel"], a["old_text"], a["new_text"], a["old_label"])
+    finally:
+        tools.close()
+    run.save_step("proposal", {"files": [list(f) for f in proposal.files], "notes": proposal.notes})
+    return proposal
+
+
+def update_run(run: Run, offer_all, yes: bool) -> int:
+    """The update stage of a new ``run``, its files offered."""
+    proposal = update_proposal(run)
     if not proposal.files:
         for note in proposal.notes:
             print(f"specward: {note}")

@@ -37,8 +37,10 @@ import { DIAGNOSTICS_FILE_ENV, dump, STATUS_FILE_ENV, statusLine } from './diagn
 import { type Found, resolveServerCommand } from './serverCommand';
 import { RESTART_SETTINGS, toInitializationOptions } from './settings';
 import {
-  contractArguments, GENERATE_CONTRACT, GENERATE_CONTRACT_FROM_SPEC, GENERATE_SPEC, GENERATE_SPEC_FROM_REQUEST,
-  LAST_SCORE_NOTIFICATION, parseLastScore, REQUEST_PLACEHOLDER, REQUEST_PROMPT, scoreView, specArguments, validateRequest,
+  contractArguments, contractEndpoints, contractFileArguments, DISCUSS, DISCUSS_SPEC, discussArguments, GENERATE_CONTRACT,
+  GENERATE_CONTRACT_FROM_SPEC, GENERATE_SLICE, GENERATE_SLICE_FROM_CONTRACT, GENERATE_SPEC, GENERATE_SPEC_FROM_REQUEST,
+  LAST_SCORE_NOTIFICATION, parseLastScore, REQUEST_PLACEHOLDER, REQUEST_PROMPT, RESUME_INTERRUPTED_RUN, RESUME_RUN,
+  scoreView, sliceArguments, specArguments, UPDATE_AFFECTED, UPDATE_AFFECTED_CODE, validateRequest,
 } from './stages';
 import { STATUS_NOTIFICATION, StatusTracker } from './status';
 import { makeWhich } from './which';
@@ -121,6 +123,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     vscode.commands.registerCommand('specward.showOutput', () => output.show(true)),
     vscode.commands.registerCommand(GENERATE_SPEC_FROM_REQUEST, generateSpecFromRequest),
     vscode.commands.registerCommand(GENERATE_CONTRACT_FROM_SPEC, generateContractFromSpec),
+    vscode.commands.registerCommand(DISCUSS_SPEC, discussSpec),
+    vscode.commands.registerCommand(GENERATE_SLICE_FROM_CONTRACT, generateSliceFromContract),
+    vscode.commands.registerCommand(UPDATE_AFFECTED_CODE, updateAffectedCode),
+    vscode.commands.registerCommand(RESUME_INTERRUPTED_RUN, () => runStage(RESUME_RUN, [{}])),
     vscode.workspace.onDidChangeWorkspaceFolders(() => {
       if (!wanted) {
         // new folders may have something; the watchers follow the folders
@@ -503,6 +509,59 @@ async function generateContractFromSpec(uri?: vscode.Uri): Promise<void> {
     await doc.save(); // the server reads the spec as the editor has it, but the file is what the run names
   }
   await runStage(GENERATE_CONTRACT, got.args);
+}
+
+/** The file a palette command is about: the one it was invoked on, else the active editor's;
+ * its path relative to its workspace folder. */
+function activeFile(uri?: vscode.Uri): { target?: vscode.Uri; rel?: string } {
+  const target = uri instanceof vscode.Uri ? uri : vscode.window.activeTextEditor?.document.uri;
+  const folder = target ? vscode.workspace.getWorkspaceFolder(target) : undefined;
+  return { target, rel: target && folder ? relativePath(folder, target) : undefined };
+}
+
+/** "specward: Discuss the open questions of this spec": the server asks each question as a
+ * message with one button per option (window/showMessageRequest). */
+async function discussSpec(uri?: vscode.Uri): Promise<void> {
+  const got = discussArguments(activeFile(uri).rel);
+  if ('message' in got) {
+    void vscode.window.showWarningMessage(got.message);
+    return;
+  }
+  await runStage(DISCUSS, got.args);
+}
+
+/** "specward: Generate slice from this contract…": a quick pick of its endpoints (none: all). */
+async function generateSliceFromContract(uri?: vscode.Uri): Promise<void> {
+  const { target, rel } = activeFile(uri);
+  const got = contractFileArguments(rel);
+  if ('message' in got) {
+    void vscode.window.showWarningMessage(got.message);
+    return;
+  }
+  const doc = vscode.workspace.textDocuments.find((d) => d.uri.toString() === target!.toString());
+  const all = contractEndpoints(doc ? doc.getText() : '');
+  let picked: string[] = [];
+  if (all.length > 1) {
+    const items = await vscode.window.showQuickPick(all, {
+      title: `specward: Generate slice from ${rel}`, canPickMany: true, ignoreFocusOut: true,
+      placeHolder: 'The endpoints of the slice (none picked: the whole contract)',
+    });
+    if (items === undefined) {
+      return;
+    }
+    picked = items;
+  }
+  await runStage(GENERATE_SLICE, sliceArguments(got.contract, picked, all));
+}
+
+/** "specward: Update the code this contract change affects": the editor's text against HEAD. */
+async function updateAffectedCode(uri?: vscode.Uri): Promise<void> {
+  const got = contractFileArguments(activeFile(uri).rel);
+  if ('message' in got) {
+    void vscode.window.showWarningMessage(got.message);
+    return;
+  }
+  await runStage(UPDATE_AFFECTED, [{ contract: got.contract }]);
 }
 
 /** `workspace/executeCommand`; the server reports progress, questions and failures itself. */

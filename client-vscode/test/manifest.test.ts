@@ -109,7 +109,13 @@ describe('package.json', () => {
       'specward.restartServer': 'specward: Restart Server', 'specward.showOutput': 'specward: Show Output',
       'specward.generateSpecFromRequest': 'specward: Generate spec from request…',
       'specward.generateContractFromSpec': 'specward: Generate contract from this spec',
+      'specward.discussSpec': 'specward: Discuss the open questions of this spec',
+      'specward.generateSliceFromContract': 'specward: Generate slice from this contract…',
+      'specward.updateAffectedCode': 'specward: Update the code this contract change affects',
+      'specward.resumeInterruptedRun': 'specward: Resume an interrupted run…',
     });
+    // implementing an endpoint is a code action only (on a phantom-api diagnostic): no palette entry
+    assert.ok(!pkg.contributes.commands.some((c: { command: string }) => /implementEndpoint/.test(c.command)));
     const ctx = pkg.contributes.menus['editor/context'];
     assert.deepEqual(ctx.map((m: { command: string }) => m.command), ['specward.restartServer', 'specward.generateContractFromSpec']);
     // "Generate contract" only on specs/<slug>.md (VS Code's `resourcePath`, either separator)
@@ -120,8 +126,20 @@ describe('package.json', () => {
     for (const p of ['/w/specs/notes.dsl.json', '/w/docs/notes.md', '/w/specs/a/notes.md']) {
       assert.ok(!specWhen.test(p), p);
     }
-    const palette = pkg.contributes.menus.commandPalette.find((m: { command: string }) => m.command === 'specward.generateContractFromSpec');
+    const inPalette = (command: string) => pkg.contributes.menus.commandPalette.find((m: { command: string }) => m.command === command);
+    const palette = inPalette('specward.generateContractFromSpec');
     assert.equal(palette.when, ctx[1].when);
+    assert.equal(inPalette('specward.discussSpec').when, ctx[1].when); // on a spec
+    assert.equal(inPalette('specward.resumeInterruptedRun').when, undefined); // anywhere
+    for (const command of ['specward.generateSliceFromContract', 'specward.updateAffectedCode']) { // on a contract
+      const contractWhen = new RegExp(/=~ \/(.*)\/$/.exec(inPalette(command).when)![1]);
+      for (const name of ['articles.dsl.json', 'openapi.yaml', 'Orders-OpenAPI.yml', 'swagger.json']) {
+        assert.ok(contractWhen.test(name), `${command}: ${name}`);
+      }
+      for (const name of ['specward.toml', 'notes.md', 'package.json', 'swagger-ui.js']) {
+        assert.ok(!contractWhen.test(name), `${command}: ${name}`);
+      }
+    }
     const when = new RegExp(/=~ \/(.*)\/$/.exec(ctx[0].when)![1]);
     for (const name of ['articles.dsl.json', 'openapi.yaml', 'openapi.yml', 'swagger.json', 'Orders-OpenAPI.yml', 'specward.toml']) {
       assert.ok(when.test(name), name);

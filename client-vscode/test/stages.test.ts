@@ -4,8 +4,9 @@ import * as path from 'node:path';
 import { describe, it } from 'node:test';
 
 import {
-  contractArguments, GENERATE_CONTRACT, GENERATE_SPEC, LAST_SCORE_NOTIFICATION, MAX_REQUEST_CHARS, parseLastScore,
-  scoreView, specArguments, validateRequest,
+  contractArguments, contractEndpoints, contractFileArguments, DISCUSS, discussArguments, GENERATE_CONTRACT, GENERATE_SPEC,
+  IMPLEMENT_ENDPOINT, GENERATE_SLICE, isContractFile, LAST_SCORE_NOTIFICATION, MAX_REQUEST_CHARS, parseLastScore,
+  RESUME_RUN, scoreView, sliceArguments, specArguments, UPDATE_AFFECTED, validateRequest,
 } from '../src/stages';
 
 // compiled to out/test/*.test.js: the repository is three folders up
@@ -33,8 +34,58 @@ describe('the stage commands', () => {
     const handler = fs.readFileSync(path.join(REPO, 'server', 'lsp', 'handlers', 'stage_command.py'), 'utf8');
     assert.ok(handler.includes(`GENERATE_SPEC = "${GENERATE_SPEC}"`));
     assert.ok(handler.includes(`GENERATE_CONTRACT = "${GENERATE_CONTRACT}"`));
+    const more = fs.readFileSync(path.join(REPO, 'server', 'lsp', 'handlers', 'stage_more.py'), 'utf8');
+    assert.ok(more.includes(`DISCUSS = "${DISCUSS}"`));
+    assert.ok(more.includes(`UPDATE_AFFECTED = "${UPDATE_AFFECTED}"`));
+    assert.ok(more.includes(`RESUME_RUN = "${RESUME_RUN}"`));
+    // the slice's commands (server/lsp/handlers/slice_command.py), when that module is there
+    const slice = path.join(REPO, 'server', 'lsp', 'handlers', 'slice_command.py');
+    if (fs.existsSync(slice)) {
+      const text = fs.readFileSync(slice, 'utf8');
+      assert.ok(text.includes(`"${GENERATE_SLICE}"`) && text.includes(`"${IMPLEMENT_ENDPOINT}"`));
+    }
     const score = fs.readFileSync(path.join(REPO, 'server', 'lsp', 'last_score.py'), 'utf8');
     assert.ok(score.includes(`LAST_SCORE_NOTIFICATION = "${LAST_SCORE_NOTIFICATION}"`));
+  });
+});
+
+describe('discuss, slice, update and resume', () => {
+  it('discusses a spec, as "Generate contract" takes one', () => {
+    assert.deepEqual(discussArguments('specs/user-login.md'), { args: [{ spec: 'specs/user-login.md' }] });
+    const got = discussArguments('specs/notes.dsl.json');
+    assert.ok('message' in got && /is not a spec/.test(got.message));
+  });
+
+  it('generates a slice or updates code only from a contract', () => {
+    for (const rel of ['specs/notes.dsl.json', 'api/openapi.yaml', 'api/Orders-OpenAPI.yml', 'swagger.json']) {
+      assert.ok(isContractFile(rel), rel);
+      assert.deepEqual(contractFileArguments(rel), { contract: rel });
+    }
+    for (const rel of ['specs/notes.md', 'package.json', 'web/swagger-ui.js', 'specward.toml']) {
+      const got = contractFileArguments(rel);
+      assert.ok('message' in got && got.message.includes(`${rel} is not a contract`), rel);
+    }
+    const none = contractFileArguments(undefined);
+    assert.ok('message' in none && /open a contract/.test(none.message));
+  });
+
+  it('lists a contract\'s endpoints for the quick pick, SpecDSL and OpenAPI JSON', () => {
+    const dsl = JSON.stringify({ version: '1.0', endpoints: [{ method: 'get', path: '/api/notes' },
+      { method: 'POST', path: '/api/notes' }, { method: 'FETCH', path: '/x' }, { path: '/y' }, null] });
+    assert.deepEqual(contractEndpoints(dsl), ['GET /api/notes', 'POST /api/notes']);
+    const openapi = JSON.stringify({ openapi: '3.1.0', paths: { '/api/tags': { get: {}, parameters: [] }, '/api/tags/{id}': { delete: {} } } });
+    assert.deepEqual(contractEndpoints(openapi), ['GET /api/tags', 'DELETE /api/tags/{id}']);
+    for (const bad of ['openapi: 3.1.0\npaths: {}\n', '', '42', 'null', '{"endpoints": 3}']) {
+      assert.deepEqual(contractEndpoints(bad), [], bad);
+    }
+  });
+
+  it('sends the endpoints picked, or the whole contract when none or all were', () => {
+    const all = ['GET /api/notes', 'POST /api/notes'];
+    assert.deepEqual(sliceArguments('specs/notes.dsl.json', [], all), [{ contract: 'specs/notes.dsl.json' }]);
+    assert.deepEqual(sliceArguments('specs/notes.dsl.json', all, all), [{ contract: 'specs/notes.dsl.json' }]);
+    assert.deepEqual(sliceArguments('specs/notes.dsl.json', ['POST /api/notes', 'GET /nope'], all),
+      [{ contract: 'specs/notes.dsl.json', endpoints: ['POST /api/notes'] }]);
   });
 });
 

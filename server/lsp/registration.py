@@ -1,7 +1,7 @@
 """The one registration module: every LSP method specward answers, each handled by its own
 module under ``handlers/``, in two tables: ``REQUESTS`` (method -> handler and its server
 options) and ``NOTIFICATIONS`` (method -> handler), plus the commands (``specward.applyFix``, the exports, the LLM stages of
-``handlers/stage_command.py``).
+``handlers/stage_command.py``, ``handlers/stage_more.py`` and ``handlers/slice_command.py``).
 The tables are read when this module is imported (``server.create_server``, after any
 ``sitecustomize`` of the reliability tests has patched a handler). Every handler is guarded: a request whose handler raises gets an
 ``InternalError`` reply (``transport.SpecwardProtocol`` writes it: the exception's type, no
@@ -38,7 +38,9 @@ from .handlers import (
     initialized,
     references,
     shutdown,
+    slice_command,
     stage_command,
+    stage_more,
     workspace_symbol,
 )
 
@@ -153,6 +155,26 @@ def register(server: SpecwardServer) -> None:
     @server.command(stage_command.GENERATE_CONTRACT)
     async def generate_contract(ls, arg: Any):
         return await stage_command.generate_contract(ls, arg)
+
+    @server.command(stage_more.DISCUSS)
+    async def discuss(ls, arg: Any):
+        return await stage_more.discuss(ls, arg)
+
+    @server.command(stage_more.UPDATE_AFFECTED)
+    async def update_affected(ls, arg: Any):
+        return await stage_more.update_affected(ls, arg)
+
+    @server.command(stage_more.RESUME_RUN)
+    async def resume_run(ls, arg: Any = None):
+        return await stage_more.resume_run(ls, arg)
+
+    @server.command(slice_command.GENERATE_SLICE)
+    async def generate_slice(ls, arg: Any):
+        return await slice_command.generate_slice(ls, arg)
+
+    @server.command(slice_command.IMPLEMENT_ENDPOINT)
+    async def implement_endpoint(ls, arg: Any):
+        return await slice_command.implement_endpoint(ls, arg)
 
     @server.command(code_action.SHOW_COMMAND)
     async def show_location(ls, payload: dict):

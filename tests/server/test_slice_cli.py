@@ -274,3 +274,15 @@ def test_a_build_command_of_an_untrusted_workspace_never_runs(ws: Path, tmp_path
     assert out.returncode == 0, out.stderr
     assert "not trusted" in out.stderr
     assert not list(ws.rglob("PWNED"))
+
+
+def test_a_protected_path_in_a_slice_is_not_written_by_yes(ws: Path, tmp_path: Path):
+    plan = json.loads(json.dumps(PLAN))
+    plan["files"].append({"path": ".github/workflows/notes.yml", "role": "other"})
+    files = {**GOOD, ".github/workflows/notes.yml": "on: push\njobs: {}\n"}
+    with LLMStub([plan_answer(plan), files_answer(files), *REVIEWS]) as stub:
+        out = slice_(ws, tmp_path, stub, "--yes")
+    assert out.returncode == 1, out.stderr  # one file not written
+    assert "reaches a protected path" in out.stderr and "--yes does not count" in out.stderr
+    assert not (ws / ".github").exists()
+    assert (ws / "web/src/api/notes.ts").read_text() == CLIENT  # the others are

@@ -74,6 +74,11 @@ def _actions(session: Session, params: lsp.CodeActionParams) -> list[lsp.CodeAct
             added = _add_to_contract(session, call, diag)
             if added is not None:
                 out.append(added)
+            from .slice_command import implement_action  # the slice stage: contract edit + slice
+
+            implemented = implement_action(session, rel, call, diag)
+            if implemented is not None:
+                out.append(implemented)
         elif diag.code == "method-mismatch" and st.status == "method-mismatch":
             declared = sorted({ep.method for ep in session.index.table.candidates(call)})
             text = lines.data[call.call_span.start:call.call_span.end].decode("utf-8", "replace")
@@ -93,6 +98,12 @@ def _actions(session: Session, params: lsp.CodeActionParams) -> list[lsp.CodeAct
     from .stage_command import stage_actions  # the LLM stages: a TODO line, a spec
 
     out.extend(stage_actions(session, rel, lines, params))
+    from .stage_more import more_actions  # discuss a spec, update after a contract edit
+
+    out.extend(more_actions(session, rel, lines, params))
+    from .slice_command import slice_actions  # a slice of a contract's endpoint, model, or all of it
+
+    out.extend(slice_actions(session, rel, lines, params))
     return out
 
 

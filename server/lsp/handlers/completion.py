@@ -12,7 +12,6 @@ from specward.analyzers import ide
 from specward.analyzers.model import Span
 
 from .. import convert
-from .. import lookups as f
 
 if TYPE_CHECKING:
     from specward.analyzers.lines import LineIndex

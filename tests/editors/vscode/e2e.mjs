@@ -37,6 +37,10 @@
 //       change unticked (VS Code's way of asking), the file is not on disk until the change is
 //       ticked and "Apply" clicked there, then specs/users-export-notes-csv.md
 //       holds the scripted spec and .specward/runs.jsonl records the run with that file
+//   (o) the discuss stage on that spec: "specward: Discuss the open questions of this spec" from the
+//       command palette; the stub's one question arrives as a message with one button per option
+//       (window/showMessageRequest); the test clicks one, ticks and applies the edit in the
+//       Refactor Preview as in (m), and specs/users-export-notes-csv.context.md holds the chosen answer
 //   (n) the score item: a scored run seeded in the copy's .specward/runs.jsonl before
 //       code-server starts shows as "specward 8.8 PASS" in the status bar (specward/lastScore)
 // Then, in a second code-server (its own oracles), a project with nothing for specward (a
@@ -117,6 +121,12 @@ const STAGE_SPEC = [
   '## Edge cases', '- No notes: a header row only.', '',
 ].join('\n');
 const STAGE_ANSWER = 'Here is the spec.\n\n````md path=specs/notes-csv.md\n' + STAGE_SPEC + '````\n';
+// (o): the discuss stage on the spec of (m): one question, answered with a button of its message
+const DISCUSS_QUESTION = 'How are the notes separated in the CSV file?';
+const DISCUSS_OPTIONS = ['Comma', 'Semicolon'];
+const DISCUSS_ANSWER = 'Open questions:\n\n```json\n' + JSON.stringify({ questions: [
+  { id: 'separator', question: DISCUSS_QUESTION, options: DISCUSS_OPTIONS }] }, null, 2) + '\n```\n';
+const DISCUSS_REL = 'specs/users-export-notes-csv.context.md';
 const SCORE_RECORD = {
   dimensions: { compile: 0.8, compliance: 1.0, coverage: 0.8, review: 0.9 }, files: ['web/src/a.ts'], findings: {},
   model: 'openai/stub-model', prompt_hash: `sha256:${'0'.repeat(64)}`, run_id: '20261201T100000Z-e2e001', score: 8.8,
@@ -340,7 +350,7 @@ async function main() {
   }
   // (n): a scored run in the run log before the server starts
   fs.appendFileSync(path.join(workspace, '.specward', 'runs.jsonl'), JSON.stringify(SCORE_RECORD) + '\n');
-  llmStub = await startLLMStub([STAGE_ANSWER]);
+  llmStub = await startLLMStub([STAGE_ANSWER, DISCUSS_ANSWER]);
   const userData = path.join(tmp, 'user-data');
   const extensions = path.join(tmp, 'extensions');
   const oracle = path.join(tmp, 'diagnostics.json');
@@ -485,6 +495,7 @@ async function main() {
   await architectureRule({ oracle });
   await staleContext({ oracle });
   await generateSpec({ workspace });
+  await discussSpec({ workspace });
   await nothingToCheck({ csArgs });
 }
 
@@ -559,6 +570,71 @@ async function generateSpec({ workspace }) {
   }
   log(`(m) ok: the spec stage asked the stub, the Refactor Preview's Apply wrote ${STAGE_REL}, run ${rec.run_id} logged`);
   await scoreItem.waitFor({ state: 'visible' }); // an unscored run leaves the last score as it was
+}
+
+/** (o): the discuss stage on the spec of (m): its question as a message with buttons. */
+async function discussSpec({ workspace }) {
+  step = '(o) "specward: Discuss the open questions of this spec" from the command palette';
+  const target = path.join(workspace, DISCUSS_REL);
+  await openFromExplorer(STAGE_REL, 'Export notes as CSV');
+  const quickInput = page.locator('.quick-input-widget');
+  const title = 'specward: Discuss the open questions of this spec';
+  const paletteRow = quickInput.locator('.monaco-list-row', { hasText: title }).first();
+  await waitFor('the discuss command in the palette', async () => {
+    await page.keyboard.press('F1');
+    const input = quickInput.locator('input').first();
+    await input.waitFor({ state: 'visible', timeout: 5_000 });
+    await input.fill(`>${title}`);
+    try {
+      await paletteRow.waitFor({ state: 'visible', timeout: 5_000 });
+      return true;
+    } catch {
+      await page.keyboard.press('Escape');
+      return false;
+    }
+  });
+  await page.keyboard.press('Enter');
+
+  step = '(o) the question as a message with one button per option (window/showMessageRequest)';
+  const toast = page.locator('.notification-toast', { hasText: DISCUSS_QUESTION }).first();
+  await toast.waitFor({ state: 'visible' });
+  const buttons = toast.locator('.monaco-button');
+  await waitFor('the option buttons', async () => {
+    const texts = (await buttons.allInnerTexts()).map((t) => t.trim());
+    return DISCUSS_OPTIONS.every((o) => texts.includes(o));
+  });
+  await buttons.filter({ hasText: new RegExp(`^${DISCUSS_OPTIONS[1]}$`) }).first().click();
+
+  step = '(o) the discuss edit in the Refactor Preview, applied there';
+  const apply = page.locator('.monaco-button', { hasText: /^Apply$/ }).first();
+  await apply.waitFor({ state: 'visible' });
+  const change = page.locator('.monaco-list-row', { hasText: 'users-export-notes-csv.context.md' }).first();
+  await change.waitFor({ state: 'visible' });
+  if (fs.existsSync(target)) {
+    throw new StepError(`${DISCUSS_REL} is on disk before the edit was confirmed`);
+  }
+  const tick = change.locator('input[type="checkbox"], .monaco-checkbox, .monaco-custom-toggle, [role="checkbox"]').first();
+  await tick.waitFor({ state: 'visible' });
+  const ticked = async () => (await tick.isChecked().catch(() => false)) ||
+    /\bchecked\b/.test((await tick.getAttribute('class')) || '');
+  if (!(await ticked())) {
+    await tick.click();
+    await waitFor('the change ticked', ticked);
+  }
+  await apply.click();
+  const text = await waitFor(`${DISCUSS_REL} on disk with the chosen answer`, () => {
+    try {
+      const t = fs.readFileSync(target, 'utf8');
+      return t.includes(DISCUSS_QUESTION) && t.includes(`**Decision:** ${DISCUSS_OPTIONS[1]}`) ? t : false;
+    } catch {
+      return false;
+    }
+  });
+  const asked = llmStub.requests.at(-1);
+  if (!asked || !JSON.stringify(asked.body.messages).includes('People want their notes in a spreadsheet.')) {
+    throw new StepError('the stub provider was not asked with the spec\'s text');
+  }
+  log(`(o) ok: the question came as a message with buttons, "${DISCUSS_OPTIONS[1]}" clicked, ${DISCUSS_REL} holds it (${text.length} chars)`);
 }
 
 /** (l): the quick fix of (d) edited a file a task's context manifest read. */
