@@ -146,3 +146,24 @@ async def test_without_a_model_a_message_and_nothing_else(editor):
     assert (ed.root / "specs/notes.dsl.json").read_text() == before
     assert not (ed.root / ".specward/runs.jsonl").exists()
     assert not [t for t in ed.client.progress_reports if str(t).startswith("specward-stage-")]
+
+
+PROTECTED_PLAN = {"files": [*PLAN["files"], {"path": ".vscode/settings.json", "role": "other"}]}
+PROTECTED_FILES = {**GOOD, ".vscode/settings.json": "{\"editor.formatOnSave\": true}\n"}
+
+
+@pytest.mark.parametrize("editor", [[plan_answer(PROTECTED_PLAN), files_answer(PROTECTED_FILES), *REVIEWS]],
+                         indirect=True)
+async def test_a_protected_file_has_a_confirmation_of_its_own(editor):
+    ed = editor
+    done = await ed.run("specward.implementEndpoint", {"file": PAGE, "method": "GET", "path": "/api/notes/{id}",
+                                                       "contract": "specs/notes.dsl.json"})
+    assert done["runId"], ed.messages()
+    [edit] = ed.edits
+    own = "specward-stage:.vscode/settings.json"
+    assert set(edit.change_annotations) == {"specward-stage", own}
+    assert edit.change_annotations[own].needs_confirmation and "protected" in edit.change_annotations[own].label
+    for change in edit.document_changes:
+        uri = change.uri if isinstance(change, lsp.CreateFile) else change.text_document.uri
+        ids = [change.annotation_id] if isinstance(change, lsp.CreateFile) else [e.annotation_id for e in change.edits]
+        assert set(ids) == ({own} if uri.endswith("/.vscode/settings.json") else {"specward-stage"})
