@@ -24,34 +24,28 @@ def approved(rel: str, old: str | None, text: str, yes: bool, protected: str | N
         sys.stdout.write(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n")
     sys.stdout.flush()
     if protected is not None:
-        return _confirmed_protected(rel, protected)
-    if yes:
-        return True
-    if not (sys.stdin.isatty() and sys.stdout.isatty()):
-        print(f"specward: {rel} not written: no terminal to ask; pass --yes to write it", file=sys.stderr)
-        return False
-    try:
-        reply = input(f"Write {rel}? [y/N] ")
-    except EOFError:
-        reply = ""
-    if reply.strip().lower() not in ("y", "yes"):
-        print(f"specward: {rel} not written", file=sys.stderr)
-        return False
-    return True
+        print(f"specward: {rel} reaches a protected path ({protected}): it is written only when you confirm "
+              "this file by typing its path; --yes does not count", file=sys.stderr)
+        return confirmed(rel, f"Type {rel} to write it (anything else skips it): ", typed=rel,
+                         no_terminal="a protected path needs a confirmation at a terminal")
+    return yes or confirmed(rel, f"Write {rel}? [y/N] ")
 
 
-def _confirmed_protected(rel: str, why: str) -> bool:
-    print(f"specward: {rel} reaches a protected path ({why}): it is written only when you confirm this file "
-          "by typing its path; --yes does not count", file=sys.stderr)
+def confirmed(rel: str, question: str, verb: str = "write", done: str = "written", typed: str | None = None,
+              no_terminal: str | None = None) -> bool:
+    """Ask ``question`` at the terminal: yes (``y``/``yes``, or exactly ``typed`` when
+    given) or no. Without a terminal: no, with a message saying why ``rel`` was not
+    ``done``."""
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
-        print(f"specward: {rel} not written: a protected path needs a confirmation at a terminal", file=sys.stderr)
+        why = no_terminal or f"no terminal to ask; pass --yes to {verb} it"
+        print(f"specward: {rel} not {done}: {why}", file=sys.stderr)
         return False
     try:
-        reply = input(f"Type {rel} to write it (anything else skips it): ")
+        reply = input(question).strip()
     except EOFError:
         reply = ""
-    if reply.strip() != rel:
-        print(f"specward: {rel} not written", file=sys.stderr)
+    if (reply != typed) if typed is not None else (reply.lower() not in ("y", "yes")):
+        print(f"specward: {rel} not {done}", file=sys.stderr)
         return False
     return True
 

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from specward.analyzers.stages.confine import PathRefused
 
 from . import snapshots
-from .approval import approved, replace_file
+from .approval import approved, confirmed, replace_file
 from .engine.reading import shown
 from .stage_run import EXIT_NOT_WRITTEN, EXIT_OK, EXIT_USAGE, project_root
 from .stages_paths import resolve_inside
@@ -126,8 +126,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _confirm(rel: str, yes: bool) -> bool:
     """The yes of ``approval.approved`` for a removal (no diff to show but the file's end)."""
-    if yes:
-        return True
+    return yes or confirmed(rel, f"Remove {rel}? [y/N] ", "remove", "removed")
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
         print(f"specward: {rel} not removed: no terminal to ask; pass --yes to remove it", file=sys.stderr)
         return False
