@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 from lsprotocol import types as lsp
 from specward.analyzers.matching import full_path
 
-from .stage_command import _offer, _run_stage, _said, _wants
+from .stage_command import _run_stage, _said, _wants, editor_offer
 
 if TYPE_CHECKING:
     from specward.analyzers.lines import LineIndex
@@ -93,20 +93,8 @@ def _sliced(ls: SpecwardServer, session: Session, loop: asyncio.AbstractEventLoo
     """``propose`` for ``_run_stage``: the slice stage on the worker thread, its proposal
     offered in the editor from there (the loop's ``_offer``), then scored."""
     from ...slice_cli import slice_run
-    from ...stage_run import EXIT_NOT_WRITTEN, EXIT_OK
 
-    def propose(run) -> dict:
-        got: dict = {"applied": False, "files": []}
-
-        def offer_all(run, proposal, _yes) -> int:
-            applied, files = asyncio.run_coroutine_threadsafe(_offer(ls, session, run, proposal), loop).result()
-            got.update(applied=applied, files=files)
-            return EXIT_OK if applied else EXIT_NOT_WRITTEN
-
-        slice_run(run, offer_all, False)
-        return got
-
-    return propose
+    return editor_offer(ls, session, loop, slice_run)
 
 
 async def _start_slice(ls: SpecwardServer, session: Session, title: str, args: dict) -> dict:

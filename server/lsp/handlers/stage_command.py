@@ -201,6 +201,27 @@ async def _offer(ls: SpecwardServer, session: Session, run: Run, proposal: Propo
     return applied, rels if applied else []
 
 
+def editor_offer(ls: SpecwardServer, session: Session, loop: asyncio.AbstractEventLoop, stage):
+    """``propose`` for ``_run_stage`` from a stage written for the command line,
+    ``stage(run, offer_all, yes)`` (``slice_cli.slice_run``, ``generate_cli.resume_stage``):
+    it runs on the worker thread and its proposal is offered in the editor from there (the
+    loop's ``_offer``); the result is ``{applied, files}``."""
+    from ...stage_run import EXIT_NOT_WRITTEN, EXIT_OK
+
+    def propose(run) -> dict:
+        got: dict = {"applied": False, "files": []}
+
+        def offer_all(run, proposal, _yes) -> int:
+            applied, files = asyncio.run_coroutine_threadsafe(_offer(ls, session, run, proposal), loop).result()
+            got.update(applied=applied, files=files)
+            return EXIT_OK if applied else EXIT_NOT_WRITTEN
+
+        stage(run, offer_all, False)
+        return got
+
+    return propose
+
+
 def _prepare(session: Session, run: Run, proposal: Proposal):
     """The document changes of the proposal, the files they replace, every file, and the
     protected ones (path -> why: each gets an annotation of its own); or a message when

@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types as lsp
 
-from .stage_command import SPEC_FILE, _offer, _run_stage, _said, _wants
+from .stage_command import SPEC_FILE, _run_stage, _said, _wants, editor_offer
 
 if TYPE_CHECKING:
     from specward.analyzers.lines import LineIndex
@@ -199,7 +199,7 @@ def run_title(state) -> str:
 
 async def resume_run(ls: SpecwardServer, arg: Any = None) -> dict:
     from ...generate_cli import RESUMABLE, resume_stage
-    from ...stage_run import EXIT_NOT_WRITTEN, EXIT_OK, Usage, load_state, valid_run_id
+    from ...stage_run import Usage, load_state, valid_run_id
 
     run_id = arg.get("runId") if isinstance(arg, dict) else arg
     if run_id is not None and (not isinstance(run_id, str) or not valid_run_id(run_id)):
@@ -229,16 +229,7 @@ async def resume_run(ls: SpecwardServer, arg: Any = None) -> dict:
         return _said(ls, lsp.MessageType.Error,
                      f"run {run_id} is a {state.stage} run, which cannot be resumed", run_id)
 
-    def propose(run) -> dict:  # on the worker thread: the stage, offered in the editor from there
-        got: dict = {"applied": False, "files": []}
-
-        def offer_all(run, proposal, _yes) -> int:
-            applied, files = asyncio.run_coroutine_threadsafe(_offer(ls, session, run, proposal), loop).result()
-            got.update(applied=applied, files=files)
-            return EXIT_OK if applied else EXIT_NOT_WRITTEN
-
-        resume_stage(run, offer_all, False)
-        return got
+    propose = editor_offer(ls, session, loop, resume_stage)
 
     return await _run_stage(ls, state.stage, f"specward: resuming run {run_id} ({state.stage})", propose,
                             state=state)
