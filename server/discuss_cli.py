@@ -103,9 +103,7 @@ def propose_discuss(run: Run, subject_text: str, slug: str, existing_decisions: 
     try:
         questions = parse_questions(answer)
     except answers.AnswerError as exc:
-        kept = run.keep_answers()
-        run.record([])
-        raise NotWritten(f"{exc}; the raw answer is in {kept}; nothing written") from None
+        raise run.gave_up(str(exc)) from None
     asked = undecided(questions, existing_decisions)
     notes = [f"{len(questions) - len(asked)} question(s) already decided in {rel} were not asked again"] \
         if len(asked) < len(questions) else []

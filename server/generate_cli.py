@@ -282,9 +282,7 @@ def propose_spec(run: Run, request: str, slug: str) -> Proposal:
     try:
         text = spec_from_answer(answer)
     except answers.AnswerError as exc:
-        kept = run.keep_answers()
-        run.record([])
-        raise NotWritten(f"{exc}; the raw answer is in {kept}; nothing written") from None
+        raise run.gave_up(str(exc)) from None
     notes = [f"the spec has no `{name}` section" for name in missing_sections(text)]
     run.save_step("proposal", {"files": [[rel, text]], "notes": notes})
     return Proposal("spec", [(rel, text)], notes)
@@ -309,11 +307,8 @@ def propose_contract(run: Run, spec_text: str, spec_name: str) -> Proposal:
             break
         messages = [*messages, {"role": "assistant", "content": answer}, repair_message(problems)]
     if text is None:
-        kept = run.keep_answers()
-        run.record([])
-        raise NotWritten(f"the contract is still not valid after {MAX_REPAIRS} repair rounds "
-                         f"({len(problems)} problem(s) above); the raw answers are in {kept}; nothing written",
-                         [f"{rel}: error: {shown(p)}" for p in problems])
+        raise run.gave_up(f"the contract is still not valid after {MAX_REPAIRS} repair rounds "
+                          f"({len(problems)} problem(s) above)", [f"{rel}: error: {shown(p)}" for p in problems])
     run.save_step("proposal", {"files": [[rel, text]]})
     return Proposal("contract", [(rel, text)], [])
 

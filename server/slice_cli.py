@@ -42,7 +42,7 @@ from . import stage_context
 from .engine.reading import shown
 from .export_cli import read_contract
 from .stage_files import generate_files
-from .stage_run import (EXIT_OK, FILES_ANSWER_FORMAT, JSON_ANSWER_FORMAT, NotWritten, Proposal, Run, Usage,
+from .stage_run import (EXIT_OK, FILES_ANSWER_FORMAT, JSON_ANSWER_FORMAT, Proposal, Run, Usage,
                         model_config, project_root, valid_run_id)
 
 MAX_PLAN_REPAIRS = 3
@@ -311,10 +311,8 @@ def propose_slice(run: Run, tools, contract_rel: str, contract_text: str, endpoi
             break
         messages = [*messages, {"role": "assistant", "content": answer}, plan_repair(problems)]
     if plan is None or problems:
-        kept = run.keep_answers()
-        run.record([])
-        raise NotWritten(f"the slice's plan is still not sound after {MAX_PLAN_REPAIRS} repair rounds; the raw "
-                         f"answers are in {kept}; nothing written", [f"plan: {shown(p)}" for p in problems or ()])
+        raise run.gave_up(f"the slice's plan is still not sound after {MAX_PLAN_REPAIRS} repair rounds",
+                          [f"plan: {shown(p)}" for p in problems or ()])
     shown_plan = slice_plan.plan_text(plan)
     run.ui.status(f"the slice's plan:\n{shown_plan}")
     run.save_step("plan", {"files": [f.path for f in plan.files]})
@@ -347,11 +345,9 @@ def propose_slice(run: Run, tools, contract_rel: str, contract_text: str, endpoi
                          tools, verify=verify, allowed=allowed, on_problems=gate)
     run.save_step("depth", {"depth": depth[0].depth, "reasons": list(depth[0].reasons)})
     if got.problems:
-        kept = run.keep_answers()
-        run.record([], finding_codes=got.finding_codes)
-        raise NotWritten(f"the slice still has {len(got.problems)} problem(s) after {got.rounds} repair round(s); "
-                         f"the raw answers are in {kept}; nothing written",
-                         [f"{rel or '(answer)'}: {shown(msg)}" for rel, msg in got.problems])
+        raise run.gave_up(f"the slice still has {len(got.problems)} problem(s) after {got.rounds} repair round(s)",
+                          [f"{rel or '(answer)'}: {shown(msg)}" for rel, msg in got.problems],
+                          finding_codes=got.finding_codes)
 
     # 3. the acceptance script
     routes, calls = [], []

@@ -351,6 +351,14 @@ class Run:
             return f"(could not keep the raw answer in {rel}: {exc})"
         return rel
 
+    def gave_up(self, message: str, details: list[str] | None = None, **extra) -> NotWritten:
+        """The stage ends without writing: the raw answers kept, the run logged with no
+        file (``extra``: the findings' codes), and the error to raise, which names where
+        the answers are."""
+        kept = self.keep_answers()
+        self.record([], **extra)
+        return NotWritten(f"{message}; the raw answers are in {kept}; nothing written", details)
+
     def record(self, files: list[str], **extra) -> None:
         """Append the run to ``.specward/runs.jsonl`` (nothing when the model was never
         asked); ``extra`` goes to ``make_record`` (score, dimensions, verdict, findings)."""

@@ -27,7 +27,7 @@ from specward.analyzers.contract_diff import diff_contracts
 from . import impact_cli, stage_context
 from .engine.config import load_config
 from .engine.reading import shown
-from .stage_run import (EXIT_OK, FILES_ANSWER_FORMAT, NotWritten, Proposal, Run, Usage, model_config,
+from .stage_run import (EXIT_OK, FILES_ANSWER_FORMAT, Proposal, Run, Usage, model_config,
                         project_root)
 
 MAX_FILE_CHARS = 60_000  # an affected file larger than this is not sent (and not regenerated)
@@ -114,11 +114,9 @@ def propose_update(run: Run, tools, contract_rel: str, old_text: str, new_text: 
                          WithContract(tools, in_place), allowed=allowed)
     got.files.pop(contract_rel, None)
     if got.problems:
-        kept = run.keep_answers()
-        run.record([], finding_codes=got.finding_codes)
-        raise NotWritten(f"the updated files still have {len(got.problems)} problem(s) after {got.rounds} repair "
-                         f"round(s); the raw answers are in {kept}; nothing written",
-                         [f"{rel or '(answer)'}: {shown(msg)}" for rel, msg in got.problems])
+        raise run.gave_up(f"the updated files still have {len(got.problems)} problem(s) after {got.rounds} repair "
+                          "round(s)", [f"{rel or '(answer)'}: {shown(msg)}" for rel, msg in got.problems],
+                          finding_codes=got.finding_codes)
     changed = [(rel, text) for rel, text in got.files.items() if text != affected[rel][0]]
     return Proposal("update", changed, notes)
 
