@@ -33,6 +33,7 @@ import logging
 import os
 import threading
 from collections import Counter
+from contextlib import contextmanager
 from dataclasses import fields, is_dataclass
 from pathlib import Path
 from typing import Any
@@ -243,6 +244,14 @@ class Tools:
         order given. ``facts``, when a dict, receives each file's extracted facts (the
         slice stage verifies what was promised against them). The index is the disk's
         again afterwards."""
+        exists = {rel: (self.root / rel).exists() for rel in self._proposed(files)}
+        with self.overlay(files) as rels:
+            out = [self._checked(rel, content, exists[rel]) for rel, content in rels.items()]
+            if facts is not None:
+                facts.update({rel: self.index.facts.get(rel) for rel in rels})
+        return out
+
+    def _proposed(self, files: dict[str, str]) -> dict[str, str]:
         rels: dict[str, str] = {}
         for path, content in files.items():
             if not isinstance(content, str):
@@ -252,22 +261,25 @@ class Tools:
                 raise ToolError(f"{rel} is specward's configuration: a change of it rebuilds the index from the "
                                 "disk, so a proposed text of it cannot be checked here")
             rels[rel] = content
+        return rels
+
+    @contextmanager
+    def overlay(self, files: dict[str, str]):
+        """The index as it would be if ``files`` held their proposed text, under the lock,
+        for the body of the ``with`` (which gets the files by workspace path); the disk's
+        again afterwards (a file that does not exist is gone from it again)."""
+        rels = self._proposed(files)
         self.wait()
         with self.lock:
-            index = self.index
-            exists = {rel: (self.root / rel).exists() for rel in rels}
             kept = {rel: self._generated_state(rel) for rel in rels}
             try:
                 for rel, content in rels.items():
-                    index.update(rel, content)
-                out = [self._checked(rel, content, exists[rel]) for rel, content in rels.items()]
-                if facts is not None:
-                    facts.update({rel: index.facts.get(rel) for rel in rels})
+                    self.index.update(rel, content)
+                yield rels
             finally:
-                for rel in rels:  # back to what the disk holds (gone again if it was new)
-                    index.update_from_disk(rel)
+                for rel in rels:
+                    self.index.update_from_disk(rel)
                     self._restore_generated_state(rel, kept[rel])
-        return out
 
     def _checked(self, rel: str, content: str, exists: bool) -> dict:
         index = self.index

@@ -165,14 +165,20 @@ def measure_compliance(index: WorkspaceIndex, files: tuple[str, ...]) -> tuple[t
     return tuple(per), value, tuple(found)
 
 
-def measure_coverage(index: WorkspaceIndex, files: tuple[str, ...]) -> tuple[tuple[str, ...], core.Coverage | None]:
+def measure_coverage(index: WorkspaceIndex, files: tuple[str, ...], scope: tuple[set[str], set[str]] | None = None
+                     ) -> tuple[tuple[str, ...], core.Coverage | None]:
     """The run's contracts (those among its files, else every contract of the index) and
     their coverage: implemented by a composed route (same path, same method or ``ANY``),
-    called by a matched call site, models defined by a data model of that name."""
+    called by a matched call site, models defined by a data model of that name. ``scope``:
+    (endpoint keys ``METHOD /full/path``, model names) a slice is scored on, not the whole
+    contract's."""
     own = [rel for rel in files if rel in index.contracts]
     used = tuple(own or sorted(index.contracts))
     endpoints = [ep for rel in used for ep in index.contracts[rel].endpoints]
     models = {m.name for rel in used for m in index.contracts[rel].models}
+    if scope is not None:
+        endpoints = [ep for ep in endpoints if _ep_key(ep) in scope[0]]
+        models &= scope[1]
     if not endpoints and not models:
         return used, None
     routes = [c for c in index.composed_routes() if c.unresolved is None]
@@ -255,25 +261,27 @@ def _domains(index: WorkspaceIndex, files: tuple[str, ...]) -> set[str]:
     return out
 
 
-def _read_text(index: WorkspaceIndex, rel: str) -> str | None:
+def _read_text(index: WorkspaceIndex, rel: str, texts: dict[str, str] | None = None) -> str | None:
+    if texts and rel in texts:
+        return texts[rel]
     data, _ = read_data(str(index.root), rel, index.settings.max_file_size,
                         outside_ok=rel in index.ws.contract_files)
     return None if data is None else data.decode("utf-8", "replace")
 
 
 def ask_review(root: Path, index: WorkspaceIndex, files: tuple[str, ...], contracts: tuple[str, ...],
-               config: llm.LLMConfig, ui=None) -> tuple[core.ReviewPass, ...]:
+               config: llm.LLMConfig, ui=None, texts: dict[str, str] | None = None) -> tuple[core.ReviewPass, ...]:
     """The three review passes asked of the model, each given the contract and the run's
     files (token-bounded). Raises ``review.ReviewError`` (the raw answers kept; the message
     names the file), ``llm.LLMError``."""
     from .stage_run import Run, TerminalUI
 
-    texts = [(rel, t) for rel in files if rel not in contracts and (t := _read_text(index, rel)) is not None]
-    contract_texts = [(rel, t) for rel in contracts if (t := _read_text(index, rel)) is not None]
+    shown_files = [(rel, t) for rel in files if rel not in contracts and (t := _read_text(index, rel, texts)) is not None]
+    contract_texts = [(rel, t) for rel in contracts if (t := _read_text(index, rel, texts)) is not None]
     run = Run(root, "review", config, ui=ui if ui is not None else TerminalUI())
     passes = []
     for criterion in review_core.CRITERIA:
-        answer = run.ask(review_core.review_messages(criterion, texts, contract_texts))
+        answer = run.ask(review_core.review_messages(criterion, shown_files, contract_texts))
         try:
             passes.append(review_core.parse_review(criterion, answer))
         except review_core.ReviewError as exc:
@@ -296,17 +304,33 @@ def score_run(root: Path, index: WorkspaceIndex, run_id: str | None = None, prof
     run = pick_run(records, run_id)
     present = tuple(rel for rel in dict.fromkeys(run.files) if os.path.lexists(root / rel))
     missing = tuple(rel for rel in dict.fromkeys(run.files) if rel not in present)
+    return score_files(root, index, run, present, missing, profile, build, review_config, ui)
+
+
+def score_files(root: Path, index: WorkspaceIndex, run: RunRecord, present: tuple[str, ...],
+                missing: tuple[str, ...] = (), profile: str = "default", build: str | None = None,
+                review_config: llm.LLMConfig | None = None, ui=None, compile_result: CompileResult | None = None,
+                texts: dict[str, str] | None = None, scope: tuple[set[str], set[str]] | None = None) -> ScoreReport:
+    """The score of ``present`` (files of ``run``) as ``index`` has them: ``score_run``'s
+    work, and the slice's before approval (the index holding the proposed files,
+    ``texts`` their text, ``compile_result`` the build already run on them, ``scope`` its
+    own endpoints and models)."""
+    root = Path(root)
+    if profile not in core.PROFILES:
+        raise ScoreUsage(f"unknown profile {profile!r} (known: {', '.join(core.PROFILES)})")
     notes = [f"{shown(rel)}: in the run but no longer in the workspace" for rel in missing]
     per_file, compliance, findings = measure_compliance(index, present)
-    contracts, coverage = measure_coverage(index, present)
+    contracts, coverage = measure_coverage(index, present, scope)
     if coverage is None:
         notes.append("coverage was not measured: the contract declares no endpoint and no model"
                      if contracts else "coverage was not measured: the workspace has no contract")
-    compile_result = run_build(root, build)
+    if compile_result is None:
+        compile_result = run_build(root, build)
     if compile_result.value is None:
         notes.append(compile_result.note)
-    review = ask_review(root, index, present, contracts, review_config, ui) if review_config is not None else ()
-    spec_texts = [t for rel in present if rel.lower().endswith(".md") and (t := _read_text(index, rel))]
+    review = ask_review(root, index, present, contracts, review_config, ui, texts) \
+        if review_config is not None else ()
+    spec_texts = [t for rel in present if rel.lower().endswith(".md") and (t := _read_text(index, rel, texts))]
     depth = core.select_depth(len(present), len(_domains(index, present)), *present, *spec_texts)
     chosen = core.profile_for(depth.depth, profile)
     report = ScoreReport(run, root, present, missing, findings, per_file, compliance, contracts, coverage,

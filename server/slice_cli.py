@@ -238,13 +238,17 @@ def _stub_problems(files: dict[str, str]) -> list[tuple[str, str]]:
     return out
 
 
-def _build_problems(run: Run, files: dict[str, str], command: str, notes: list[str]) -> list[tuple[str, str]]:
+def _build_problems(run: Run, files: dict[str, str], command: str, notes: list[str],
+                    builds: list | None = None) -> list[tuple[str, str]]:
     """The build or test command on the files in a scratch copy: its output's last lines
-    as one problem when it fails; a note when it could not run there."""
+    as one problem when it fails; a note when it could not run there. ``builds`` gets the
+    result (the compile dimension of the score before approval)."""
     from .stage_build import scratch_build
 
     run.ui.status(f"running `{command}` on the generated files (a scratch copy of the workspace)...")
     result = scratch_build(run.root, run.run_id, files, command)
+    if builds is not None:
+        builds.append(result)
     if result.value is None:
         if result.note not in notes:
             notes.append(result.note)
@@ -320,6 +324,7 @@ def propose_slice(run: Run, tools, contract_rel: str, contract_text: str, endpoi
     # 2. the files, verified at the depth the change's risk asks for
     planned = {f.path for f in plan.files}
     notes: list[str] = []
+    builds: list = []  # the build's results, round by round
     depth = [plan_depth(plan, contract_text, spec_text or "")]
     run.ui.status(f"verification depth: {depth[0].depth} ({'; '.join(depth[0].reasons)})")
 
@@ -329,7 +334,7 @@ def propose_slice(run: Run, tools, contract_rel: str, contract_text: str, endpoi
         if depth[0].depth != "minimal":
             out += _stub_problems(files)
         if build and not out and depth[0].depth != "minimal":
-            out += _build_problems(run, files, build, notes)
+            out += _build_problems(run, files, build, notes, builds)
         return out
 
     def gate(problems: list[tuple[str, str]]) -> None:  # a failed gate raises the depth
@@ -364,7 +369,45 @@ def propose_slice(run: Run, tools, contract_rel: str, contract_text: str, endpoi
     notes += [f"{rel}: reaches a protected path ({why}): confirm it on its own" for rel, why in got.protected.items()]
     if not spec_text:
         notes.append(f"no spec with acceptance criteria (specs/{slug}.md): the acceptance script lists the endpoints only")
-    return Proposal("slice", files, notes, depth[0])
+    # 4. the score, before the user accepts anything
+    report = score_before_approval(run, tools, dict(files), chosen, picked, depth[0], build, builds)
+    notes.append(report_line(report))
+    return Proposal("slice", files, notes, depth[0], report)
+
+
+def score_before_approval(run: Run, tools, files: dict[str, str], endpoints, models, depth, build: str | None,
+                          builds: list):
+    """The harness score of the proposed files with the index holding them (nothing
+    written): compliance from specward's findings on them, coverage of the slice's own
+    endpoints and models, compile from the build already run on them (``builds``; not
+    measured without a build command), the three review passes at ``thorough`` depth."""
+    from specward.analyzers.stages.runs import make_record
+
+    from .score_cli import CompileResult, score_files
+
+    record = make_record(run.run_id, "", "slice", run.config.model, run.prompt, files)
+    compiled = next((b for b in reversed(builds) if b.value is not None), None) if builds else None
+    if compiled is None:
+        compiled = CompileResult(None, build, note="compile was not measured before approval: "
+                                 + ("the build could not run on a copy" if build else "no build command (--build CMD, "
+                                    "or `build` in a workspace you trust)"))
+    scope = ({f"{ep.method} {full_path(ep)}" for ep in endpoints}, {m.name for m in models})
+    review = run.config if depth.depth == "thorough" else None
+    profile = score.profile_for(depth.depth)
+    with tools.overlay(files):
+        return score_files(run.root, tools.index, record, tuple(files), profile=profile, review_config=review,
+                           ui=run.ui, compile_result=compiled, texts=files, scope=scope)
+
+
+def report_line(report) -> str:
+    """The score in one line: value, verdict and profile, the dimensions measured."""
+    dims = report.dimensions
+    shown_dims = ", ".join(f"{name} {value:.2f}" for name in score.DIMENSIONS
+                           if (value := getattr(dims, name)) is not None)
+    value = "not measured" if report.harness is None else f"{report.harness.score:.1f}"
+    verdict = report.verdict_text or "no verdict"
+    reasons = f" ({'; '.join(report.reasons)})" if report.reasons else ""
+    return f"harness score before approval: {value}, {verdict} ({report.profile}; {shown_dims}){reasons}"
 
 
 def run_slice(args: argparse.Namespace, offer_all, started) -> int:
@@ -405,12 +448,34 @@ def _judged_with(tools, a: dict):
     return WithContract(tools, {a["contract_rel"]: a["contract_text"]}) if a.get("with_contract") else tools
 
 
+def _log_score(run: Run, tools, proposal: Proposal, command: str | None) -> None:
+    """The written slice's score in the run log: the one measured before approval, or (a
+    resumed run, whose proposal was kept without it) measured now on the written files."""
+    from .score_cli import append_score, score_run
+
+    report = proposal.score
+    if report is None:
+        with tools.lock:
+            for rel, _ in proposal.files:
+                tools.index.update_from_disk(rel)
+        review = run.config if proposal.depth is not None and proposal.depth.depth == "thorough" else None
+        try:
+            report = score_run(run.root, tools.index, run.run_id, build=command, review_config=review, ui=run.ui)
+        except Exception as exc:  # noqa: BLE001 - the slice is written; the score is a report
+            print(f"specward: the slice was written but not scored: {exc}", file=sys.stderr)
+            return
+        print(f"specward: {report_line(report).replace(' before approval', '')}", file=sys.stderr)
+    try:
+        append_score(report)
+    except Exception as exc:  # noqa: BLE001
+        print(f"specward: warning: the score was not logged: {exc}", file=sys.stderr)
+
+
 def slice_run(run: Run, offer_all, yes: bool) -> int:
     """The slice stage of ``run`` (new, or resumed from its state: the answers already
     received are not asked again, the files already written are not offered again), its
     files offered, and the written slice scored."""
     from .mcp_server import Tools
-    from .score_cli import append_score, score_run
 
     from .stage_build import build_command
 
@@ -434,22 +499,7 @@ def slice_run(run: Run, offer_all, yes: bool) -> int:
                                        "depth": proposal.depth.depth, "reasons": list(proposal.depth.reasons)})
         code = offer_all(run, proposal, yes)
         if any(run.was_written(rel) for rel, _ in proposal.files):
-            with tools.lock:
-                for rel, _ in proposal.files:
-                    tools.index.update_from_disk(rel)
-            review = run.config if proposal.depth is not None and proposal.depth.depth == "thorough" else None
-            try:
-                report = score_run(root, tools.index, run.run_id, build=command, review_config=review,
-                                   ui=run.ui)
-            except Exception as exc:  # noqa: BLE001 - the slice is written; the score is a report
-                print(f"specward: the slice was written but not scored: {exc}", file=sys.stderr)
-            else:
-                value = "not measured" if report.harness is None else f"{report.harness.score:.1f}"
-                print(f"harness score: {value}, verdict {report.verdict_text or 'none'} ({report.profile})",
-                      file=sys.stderr)
-                for note in report.notes:
-                    print(f"specward: note: {note}", file=sys.stderr)
-                append_score(report)
+            _log_score(run, tools, proposal, command)
         return code if code is not None else EXIT_OK
     finally:
         tools.close()

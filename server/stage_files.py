@@ -63,6 +63,9 @@ class WithContract:
         results = self._tools.check_files({**self._extra, **files}, facts=facts)
         return [r for r in results if r["path"] not in self._extra or r["path"] in files]
 
+    def overlay(self, files: dict[str, str]):
+        return self._tools.overlay({**self._extra, **files})
+
     def __getattr__(self, name: str):
         return getattr(self._tools, name)
 

@@ -72,6 +72,7 @@ class Proposal:
     files: list[tuple[str, str]]
     notes: list[str] = field(default_factory=list)
     depth: Any = None  # the verification depth of a slice (score.DepthChoice)
+    score: Any = None  # the slice's harness score before approval (score_cli.ScoreReport)
 
 
 class StageUI(Protocol):

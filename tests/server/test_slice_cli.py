@@ -177,7 +177,10 @@ def test_a_slice_is_planned_generated_checked_written_and_scored(ws: Path, tmp_p
     assert scored.run_id == rec.run_id and scored.score is not None
     dims = dict(scored.dimensions)
     assert dims["compile"] == 1.0 and dims["review"] == pytest.approx((1.0 + 0.75 + 1.0) / 3)
-    assert "(strict)" in out.stderr
+    line = next(x for x in out.stderr.splitlines() if "harness score before approval" in x)
+    assert "PASS (strict;" in line and "compile 1.00" in line and "review 0.92" in line
+    # scored before the diff is shown, i.e. before anything is accepted
+    assert out.stderr.index("harness score before approval") < out.stderr.index("wrote ")
 
 
 def test_a_phantom_call_and_a_stub_go_back_to_the_model(ws: Path, tmp_path: Path):
@@ -259,8 +262,8 @@ def test_the_build_runs_on_a_scratch_copy_before_approval_and_its_failure_is_rep
     repair = stub.requests[2].messages[-1]["content"]
     assert "(build)" in repair and "failed (exit code 1)" in repair
     ran_in = (tmp_path / "where.txt").read_text().split()
-    # twice on a copy inside the workspace (before approval), then once on the written slice (the score)
-    assert len(ran_in) == 3 and all("/.specward/scratch/" in w for w in ran_in[:2]) and ran_in[2] == str(ws)
+    # twice, each time on a copy inside the workspace (before approval; the second run is the score's compile)
+    assert len(ran_in) == 2 and all("/.specward/scratch/" in w for w in ran_in)
     assert not (ws / ".specward/scratch").exists() or not any((ws / ".specward/scratch").iterdir())
     assert (ws / "web/src/api/notes.ts").read_text() == CLIENT
     [scored] = [r for r in records(ws) if r.stage == "score"]
