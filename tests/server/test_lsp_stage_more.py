@@ -243,3 +243,25 @@ async def test_an_interrupted_spec_run_is_resumed_from_the_editor(editor_factory
     assert any("no interrupted run to resume" in m for m in ed.messages(lsp.MessageType.Info))
     await ed.run("specward.resumeRun", {"runId": run_id})
     assert any(f"run {run_id} is complete" in m for m in ed.messages(lsp.MessageType.Info))
+
+
+async def test_an_interrupted_contract_run_is_offered_on_its_spec(editor_factory):
+    from test_generate_cli import VALID, fenced
+
+    def setup(root: Path) -> None:
+        (root / ".git").mkdir()
+        (root / "specs").mkdir()
+        (root / "specs/notes.md").write_text(SPEC_MD)
+
+    ed = await editor_factory([Answer(status=500), fenced(VALID)], setup)
+    done = await ed.run("specward.generateContract", {"spec": "specs/notes.md"})
+    assert done["applied"] is False
+    run_id = done["runId"]
+    title = f"specward: resume the interrupted contract run {run_id}"
+    [action] = [a for a in await actions_on(ed, "specs/notes.md") if a.title == title]
+    assert action.command.command == "specward.resumeRun" and list(action.command.arguments) == [{"runId": run_id}]
+    done = await ed.run(action.command.command, *action.command.arguments)
+    assert done == {"applied": True, "runId": run_id, "files": ["specs/notes.dsl.json"]}
+    assert json.loads((ed.root / "specs/notes.dsl.json").read_text())["endpoints"] == VALID["endpoints"]
+    # complete now: no longer offered
+    assert not [a for a in await actions_on(ed, "specs/notes.md") if a.title.startswith("specward: resume")]

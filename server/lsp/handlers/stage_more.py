@@ -264,25 +264,62 @@ def _head_version(session: Session, rel: str) -> bytes | None:
     return data
 
 
+def run_subject(state) -> str | None:
+    """The workspace file a run is about: the spec it writes or reads, the contract it
+    slices or updates from."""
+    a = state.args
+    if state.stage == "spec" and isinstance(a.get("slug"), str):
+        return f"specs/{a['slug']}.md"
+    if state.stage == "contract" and isinstance(a.get("spec_name"), str):
+        return f"specs/{a['spec_name']}"
+    value = a.get("contract_rel")
+    return value if isinstance(value, str) else None
+
+
+_RESUMABLE_CACHE: dict[str, tuple[tuple, list]] = {}  # root -> (the runs folder's stamp, its runs)
+
+
+def _resumable_cached(root: Path) -> list:
+    """``resumable_runs``, read again only when the runs folder changed (a code action is
+    asked for at every move of the cursor)."""
+    folder = root / ".specward" / "runs"
+    try:
+        st = folder.stat()
+    except OSError:
+        return []
+    stamp = (st.st_mtime_ns, st.st_ino)
+    hit = _RESUMABLE_CACHE.get(str(root))
+    if hit is None or hit[0] != stamp:
+        hit = _RESUMABLE_CACHE[str(root)] = (stamp, resumable_runs(root))
+    return hit[1]
+
+
 def more_actions(session: Session, rel: str, lines: LineIndex, params: lsp.CodeActionParams) -> list[lsp.CodeAction]:
     """On a spec: "discuss its open questions"; on a contract the editor holds changed from
-    its ``HEAD`` version: "update the code this change affects"."""
+    its ``HEAD`` version: "update the code this change affects"; on the spec or contract of
+    an interrupted run: "resume" it."""
     from ...generate_cli import valid_slug
 
     only = params.context.only
     if not _wants(only, lsp.CodeActionKind.Source):
         return []
+    out = []
+    for state in _resumable_cached(session.root):
+        if run_subject(state) == rel:
+            title = f"specward: resume the interrupted {state.stage} run {state.run_id}"
+            out.append(lsp.CodeAction(title=title, kind=lsp.CodeActionKind.Source, command=lsp.Command(
+                title=title, command=RESUME_RUN, arguments=[{"runId": state.run_id}])))
     m = SPEC_FILE.fullmatch(rel)
     if m is not None:
-        if not valid_slug(m.group(1)):
-            return []
-        return [lsp.CodeAction(title=DISCUSS_TITLE, kind=lsp.CodeActionKind.Source,
-                               command=lsp.Command(title=DISCUSS_TITLE, command=DISCUSS, arguments=[{"spec": rel}]))]
+        if valid_slug(m.group(1)):
+            out.append(lsp.CodeAction(title=DISCUSS_TITLE, kind=lsp.CodeActionKind.Source, command=lsp.Command(
+                title=DISCUSS_TITLE, command=DISCUSS, arguments=[{"spec": rel}])))
+        return out
     if rel not in session.index.contracts:
-        return []
+        return out
     head = _head_version(session, rel)
     if head is None or head == lines.data:
-        return []
-    return [lsp.CodeAction(title=UPDATE_TITLE, kind=lsp.CodeActionKind.Source,
-                           command=lsp.Command(title=UPDATE_TITLE, command=UPDATE_AFFECTED,
-                                               arguments=[{"contract": rel}]))]
+        return out
+    return out + [lsp.CodeAction(title=UPDATE_TITLE, kind=lsp.CodeActionKind.Source,
+                                 command=lsp.Command(title=UPDATE_TITLE, command=UPDATE_AFFECTED,
+                                                     arguments=[{"contract": rel}]))]
