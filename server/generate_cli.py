@@ -275,7 +275,8 @@ def propose_spec(run: Run, request: str, slug: str) -> Proposal:
     if done is not None:
         return Proposal("spec", [tuple(f) for f in done["files"]], list(done["notes"]))
     messages = spec_messages(request, slug)
-    shared = gather_context(run.root, slug=slug, include=("decisions",))  # a spec is for people: no code rules
+    # every prompt carries the shared sections; a spec has no contract yet
+    shared = gather_context(run.root, slug=slug, include=("decisions", "invariants", "ledger", "files"))
     if shared:
         messages[-1]["content"] += "\n\n" + shared
     answer = run.ask(messages)

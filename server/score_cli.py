@@ -274,14 +274,20 @@ def ask_review(root: Path, index: WorkspaceIndex, files: tuple[str, ...], contra
     """The three review passes asked of the model, each given the contract and the run's
     files (token-bounded). Raises ``review.ReviewError`` (the raw answers kept; the message
     names the file), ``llm.LLMError``."""
+    from .stage_context import gather
     from .stage_run import Run, TerminalUI
 
     shown_files = [(rel, t) for rel in files if rel not in contracts and (t := _read_text(index, rel, texts)) is not None]
     contract_texts = [(rel, t) for rel in contracts if (t := _read_text(index, rel, texts)) is not None]
     run = Run(root, "review", config, ui=ui if ui is not None else TerminalUI())
+    # the rules the files must keep and the mistakes not to repeat (the contract is above)
+    shared = gather(root, targets=list(files), include=("invariants", "ledger"))
     passes = []
     for criterion in review_core.CRITERIA:
-        answer = run.ask(review_core.review_messages(criterion, shown_files, contract_texts))
+        messages = review_core.review_messages(criterion, shown_files, contract_texts)
+        if shared:
+            messages[-1]["content"] += "\n\n" + shared
+        answer = run.ask(messages)
         try:
             passes.append(review_core.parse_review(criterion, answer))
         except review_core.ReviewError as exc:
