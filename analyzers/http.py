@@ -24,6 +24,7 @@ guessed.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from itertools import chain
 
@@ -67,7 +68,7 @@ from .model import (
     UrlExpr,
 )
 from .payload import bind, body_reads, payload, query_names, returns, settled, typed
-from .symbols import MAX_DEPTH, FileIndex, Symbols
+from .symbols import FileIndex, Symbols
 from .urls import BASEISH, MAX_CANDIDATES, SCHEME, expand, host_of, url_of
 
 VERBS = {"get": "GET", "post": "POST", "put": "PUT", "patch": "PATCH", "delete": "DELETE",
@@ -203,18 +204,37 @@ class Linker(Symbols):
     """Links call sites across files. One instance per batch (it memoizes per file)."""
 
     # ------------------------------------------------------------------ public
-    def link_file(self, path: str) -> tuple[list[HttpCall], set[str]]:
-        """The HTTP calls of one file, and every path read (or probed) to find them."""
+    def link_file(self, path: str, reads: dict | None = None,
+                  keep: "Callable[[CallSite], list[HttpCall] | None] | None" = None
+                  ) -> tuple[list[HttpCall], set[str]]:
+        """The HTTP calls of one file, and every path read (or probed) to find them.
+
+        ``reads`` (``path`` is the watched file, ``Symbols.watch``): filled with each call
+        site's read set, by its span: the tokens of what classifying it looked up in the
+        facts of ``path`` (``symbols.READ_TAGS``; ``EVERYTHING``: it read them wholesale).
+        ``keep``: a site's calls without classifying it again, or None to classify it (the
+        caller knows its read set met no changed name; it fills ``reads`` for such a site)."""
         self._deps.append({path})
         try:
             idx = self._file_index(path)
             calls: list[HttpCall] = []
             if idx is not None:
+                sink = self._reads
                 for site in idx.facts.calls:
+                    if keep is not None:
+                        kept = keep(site)
+                        if kept is not None:
+                            calls.extend(kept)
+                            continue
+                    if reads is not None:
+                        sink.append(set())
                     try:
                         calls.extend(self._classify(idx, site))
                     except RecursionError:
-                        pass
+                        self.cutoffs += 1
+                    finally:
+                        if reads is not None:
+                            reads[site.span] = sink.pop()
                 supers: list[HttpCall] = []
                 for cdef in idx.facts.classes:
                     if cdef.super_args and cdef.bases:
@@ -312,7 +332,7 @@ class Linker(Symbols):
         """The client a factory call creates: a library's factory (openapi-fetch's
         ``createClient``), a workspace function returning a client, or an alias of either
         (``export const createApiClient = createClient<paths>``)."""
-        if depth > MAX_DEPTH or callee.startswith("new "):
+        if self._too_deep(depth) or callee.startswith("new "):
             return None
         head, _, rest = callee.partition(".")
         imp = idx.imports.get(head)
@@ -653,14 +673,14 @@ class Linker(Symbols):
             file, written = todo.pop(0)
             if "<" in written or "(" in written or len(seen) >= 16:
                 return None  # a generic or mapped base (`Base<T>`, `Omit<...>`)
-            hit = find_model(file, written, self._facts, resolve)
+            hit = find_model(file, written, self._facts_whole, resolve)
             if hit is None:
                 return None
             where, model = hit
             if (where, model.name) in seen:
                 continue
             seen.add((where, model.name))
-            facts = self._facts(where)
+            facts = self._facts_whole(where)
             if (model.kind != "interface" or model.open or facts is None
                     or sum(1 for d in facts.data_models if d.name == model.name) > 1):
                 return None  # a class, an index signature, declarations merged

@@ -34,6 +34,124 @@ _NO_CONFIG = ResolverConfig.build({})
 class _Memo:
     value: object
     deps: set[str] = field(default_factory=set)
+    reads: set | None = None  # what it read of the watched file (``Symbols.watch``)
+    cut: bool = False  # a recursion or a depth limit was cut off computing it (``cutoffs``)
+
+
+EVERYTHING = ("*",)  # a read token: the watched file's facts read wholesale
+
+
+class _Reads(dict):
+    """A table of the watched file's ``FileIndex`` that adds each key looked up, as
+    ``(tag, key)``, to the read set being recorded (the last of ``sink``, when there is
+    one); going over the whole table reads ``EVERYTHING``."""
+
+    __slots__ = ("tag", "sink")
+
+    def get(self, key, default=None):
+        sink = self.sink
+        if sink:
+            sink[-1].add((self.tag, key))
+        return dict.get(self, key, default)
+
+    def __contains__(self, key) -> bool:
+        sink = self.sink
+        if sink:
+            sink[-1].add((self.tag, key))
+        return dict.__contains__(self, key)
+
+    def __getitem__(self, key):
+        sink = self.sink
+        if sink:
+            sink[-1].add((self.tag, key))
+        return dict.__getitem__(self, key)
+
+    def _whole(name):  # noqa: N805 - builds the wholesale readers below
+        real = getattr(dict, name)
+
+        def method(self, *args):
+            if self.sink:
+                self.sink[-1].add(EVERYTHING)
+            return real(self, *args)
+        return method
+
+    for _name in ("__iter__", "__len__", "__bool__", "items", "keys", "values", "copy", "__eq__", "__ne__",
+                  "__or__", "__ror__", "__reversed__", "pop", "popitem", "setdefault", "update", "__ior__"):
+        if hasattr(dict, _name):
+            locals()[_name] = _whole(_name)
+    del _name, _whole
+
+
+class _ReadSet(frozenset):
+    """``_Reads`` for a set of names (membership is all the linker asks)."""
+
+    __slots__ = ("tag", "sink")
+
+    def __contains__(self, key) -> bool:
+        sink = self.sink
+        if sink:
+            sink[-1].add((self.tag, key))
+        return frozenset.__contains__(self, key)
+
+    def _whole(name):  # noqa: N805
+        real = getattr(frozenset, name)
+
+        def method(self, *args):
+            if self.sink:
+                self.sink[-1].add(EVERYTHING)
+            return real(self, *args)
+        return method
+
+    for _name in ("__iter__", "__len__", "__bool__", "__eq__", "__ne__", "__and__", "__or__", "__sub__", "__xor__",
+                  "__rand__", "__ror__", "__rsub__", "__rxor__", "copy", "difference", "intersection", "isdisjoint",
+                  "issubset", "issuperset", "symmetric_difference", "union", "__le__", "__lt__", "__ge__", "__gt__"):
+        if hasattr(frozenset, _name):
+            locals()[_name] = _whole(_name)
+    del _name, _whole
+
+
+class _ReadList(list):
+    """``_Reads`` for a list the linker goes over whole (``star_exports``): one token."""
+
+    __slots__ = ("tag", "sink")
+
+    def _whole(name):  # noqa: N805
+        real = getattr(list, name)
+
+        def method(self, *args):
+            if self.sink:
+                self.sink[-1].add((self.tag,))
+            return real(self, *args)
+        return method
+
+    for _name in ("__iter__", "__len__", "__bool__", "__getitem__", "__contains__", "__reversed__", "index",
+                  "count", "copy", "__eq__", "__ne__"):
+        if hasattr(list, _name):
+            locals()[_name] = _whole(_name)
+    del _name, _whole
+
+
+def _reading(kind, tag: str, sink: list, table):
+    out = kind(table)
+    out.tag = tag
+    out.sink = sink
+    return out
+
+
+# the tags of the read tokens, per table of ``FileIndex`` (classes and classdefs share one)
+READ_TAGS = (("imports", "imp"), ("exports", "exp"), ("constants", "const"), ("functions", "fn"),
+             ("clients", "cli"), ("classes", "cls"), ("classdefs", "cls"), ("calls_by_scope", "scope"))
+
+
+def names_of(idx: "FileIndex") -> set:
+    """Every read token a lookup in ``idx``'s tables can give (the keys it holds); built from
+    the facts of some statements, what a change of those statements may change."""
+    out: set = {(tag, k) for attr, tag in READ_TAGS for k in getattr(idx, attr)}
+    out.update(("inst", n) for n in idx.instances)
+    out.update(("loc", n) for n in idx.locals)
+    if idx.star_exports:
+        out.add(("star",))
+    return out
 
 
 class _Probe:
@@ -56,7 +174,9 @@ class FileIndex:
     __slots__ = ("facts", "imports", "exports", "star_exports", "constants", "functions",
                  "clients", "instances", "calls_by_scope", "locals", "classes", "classdefs", "api_hosts")
 
-    def __init__(self, facts: FileFacts) -> None:
+    def __init__(self, facts: FileFacts, sink: list | None = None) -> None:
+        """``sink``: the file is watched (``Symbols.watch``): its tables note each lookup in
+        the read set being recorded, the last of ``sink``."""
         self.facts = facts
         self.imports = {i.local: i for i in facts.imports}
         self.exports = {e.name: e for e in facts.exports if e.name != "*"}
@@ -78,6 +198,12 @@ class FileIndex:
         names.update(c.name for c in facts.clients)
         self.locals = names
         self.api_hosts: frozenset[str] | None = None
+        if sink is not None:
+            for attr, tag in READ_TAGS:
+                setattr(self, attr, _reading(_Reads, tag, sink, getattr(self, attr)))
+            self.instances = _reading(_ReadSet, "inst", sink, self.instances)
+            self.locals = _reading(_ReadSet, "loc", sink, self.locals)
+            self.star_exports = _reading(_ReadList, "star", sink, self.star_exports)
 
 
 class Symbols:
@@ -90,8 +216,24 @@ class Symbols:
         self._memo: dict[tuple, _Memo] = {}
         self._active: set[tuple] = set()
         self._index: dict[str, "FileIndex"] = {}
+        # the watched file (None: none): what each of its call sites reads of its facts is
+        # recorded (``_reads``: the read sets being recorded, innermost last), so that an edit
+        # re-classifies only the sites that read a changed name (``Linker.link_file(reads=)``);
+        # ``cutoffs``: answers that depended on the order things were asked in (a recursion
+        # cut off), with which no read set is to be trusted
+        self.watch: str | None = None
+        self._reads: list[set] = []
+        self.cutoffs = 0
         # the resolver asks through a probe that does not hold the linker (no reference cycle)
         self._resolver = Resolver(config if config is not None else _NO_CONFIG, _Probe(lookup, self._deps))
+
+    def _too_deep(self, depth: int) -> bool:
+        """Whether a lookup ``depth`` levels down stops there (a memoized answer found so
+        depends on where it was first asked from: counted in ``cutoffs``)."""
+        if depth > MAX_DEPTH:
+            self.cutoffs += 1
+            return True
+        return False
 
     def _facts(self, path: str) -> FileFacts | None:
         if self._deps:
@@ -102,17 +244,30 @@ class Symbols:
         memo = self._memo.get(key)
         if memo is None:
             if key in self._active:
+                self.cutoffs += 1
                 return None  # recursion (a wrapper calling itself): no answer
             self._active.add(key)
             self._deps.append(set())
+            watching = self.watch is not None
+            if watching:
+                self._reads.append(set())
+            cutoffs = self.cutoffs
             try:
                 value = compute()
             finally:
                 deps = self._deps.pop()
+                reads = self._reads.pop() if watching else None
                 self._active.discard(key)
-            memo = self._memo[key] = _Memo(value, deps)
+            memo = self._memo[key] = _Memo(value, deps, reads, self.cutoffs != cutoffs)
+        elif memo.cut:
+            self.cutoffs += 1  # (its answer depends on where it was first asked from)
         if self._deps:
             self._deps[-1] |= memo.deps
+        if self._reads:
+            if memo.reads is None:
+                self._reads[-1].add(EVERYTHING)  # (computed before the watch began)
+            else:
+                self._reads[-1] |= memo.reads
         return memo.value
 
     def _file_index(self, path: str) -> "FileIndex | None":
@@ -121,8 +276,15 @@ class Symbols:
             return None
         idx = self._index.get(path)
         if idx is None or idx.facts is not facts:
-            idx = self._index[path] = FileIndex(facts)
+            idx = self._index[path] = FileIndex(facts, self._reads if path == self.watch else None)
         return idx
+
+    def _facts_whole(self, path: str) -> FileFacts | None:
+        """``_facts`` for a reader that goes over the facts themselves: of the watched file,
+        that reads everything."""
+        if path == self.watch and self._reads:
+            self._reads[-1].add(EVERYTHING)
+        return self._facts(path)
 
     def resolve_module(self, importer: str, module: str, language: str) -> str | None:
         """The workspace file ``module`` names, imported from ``importer`` (the one module
@@ -164,7 +326,7 @@ class Symbols:
     def _export_local(self, path: str, name: str, depth: int = 0) -> tuple[str, str] | None:
         """(file, local name) that export ``name`` of ``path`` refers to."""
         idx = self._file_index(path)
-        if idx is None or depth > MAX_DEPTH:
+        if idx is None or self._too_deep(depth):
             return None
         if idx.facts.language == "python":
             return path, name
@@ -201,10 +363,10 @@ class Symbols:
                 if resolved is not None:
                     out.extend(resolved)
                     continue
-            elif t is Alt and depth <= MAX_DEPTH:
+            elif t is Alt and not self._too_deep(depth):
                 out.append(Alt(tuple(self.resolve_expr(path, o, scope, depth + 1) for o in part.options)))  # type: ignore[union-attr]
                 continue
-            elif t is Call and depth <= MAX_DEPTH:
+            elif t is Call and not self._too_deep(depth):
                 built = self._built(path, part, scope, depth)  # type: ignore[arg-type]
                 if built is not None:
                     out.extend(built)
@@ -213,7 +375,7 @@ class Symbols:
         return tuple(out)
 
     def _resolve_ref(self, path: str, name: str, scope: str | None, depth: int) -> UrlExpr | None:
-        if depth > MAX_DEPTH:
+        if self._too_deep(depth):
             return None
         key = ("ref", path, name, scope)
         return self._memoized(key, lambda: self._compute_ref(path, name, scope, depth))  # type: ignore[return-value]
@@ -278,7 +440,7 @@ class Symbols:
         if name in idx.classes:
             return idx.facts.path, name
         hit = self._through_import(idx, name)
-        if hit is not None and depth < MAX_DEPTH:
+        if hit is not None and not self._too_deep(depth + 1):
             tidx = self._file_index(hit[0])
             if tidx is not None and hit[1] in tidx.classes:
                 return hit[0], hit[1]
@@ -300,7 +462,7 @@ class Symbols:
         fn = idx.functions.get(f"{cls}.{name}")
         if fn is not None:
             return idx.facts.path, fn
-        if depth > MAX_DEPTH:
+        if self._too_deep(depth):
             return None
         for base in idx.classes.get(cls, ()):
             hit = self._class(idx, base)
@@ -316,7 +478,7 @@ class Symbols:
     def _function(self, idx: "FileIndex", callee: str, scope: str | None, depth: int = 0) -> tuple[str, FunctionDef] | None:
         """The function a callee names: local, ``this``/``self`` method (also inherited), a
         method of an instance of a workspace class, or imported."""
-        if depth > MAX_DEPTH:
+        if self._too_deep(depth):
             return None
         head, _, rest = callee.partition(".")
         if head in ("this", "self") and rest and scope:
@@ -366,7 +528,7 @@ class Symbols:
 
     def _client(self, idx: "FileIndex", name: str, scope: str | None, depth: int = 0) -> tuple[str, ClientDef] | None:
         """The client binding ``name`` refers to in ``scope`` (here, a base class's, or imported)."""
-        if depth > MAX_DEPTH:
+        if self._too_deep(depth):
             return None
         head, _, rest = name.partition(".")
         if head in ("this", "self") and scope:

@@ -123,18 +123,24 @@ class Change:
     ``sites``: when only call sites changed (every other fact is the previous one, moved),
     the call sites of the statements taken out (where they were) and of the statements
     put in (where they are); a call site outside those statements is the previous one,
-    moved as ``span`` says. None otherwise."""
+    moved as ``span`` says. None otherwise.
 
-    __slots__ = ("moved_only", "start", "old_end", "delta", "pairs", "sites", "after")
+    ``parts()``: when facts changed (not ``moved_only``), the facts of the statements taken
+    out (where they were) and of those put in (where they are), each merged alone: every
+    fact outside them is the previous one, moved as ``span`` says. None when not known."""
+
+    __slots__ = ("moved_only", "start", "old_end", "delta", "pairs", "sites", "after", "_units", "_parts")
 
     def __init__(self, moved_only: bool, start: int, old_end: int, delta: int, pairs: dict,
-                 sites: tuple | None = None, after: int | None = None) -> None:
+                 sites: tuple | None = None, after: int | None = None, units: tuple | None = None) -> None:
         self.moved_only = moved_only
         self.start = start
         self.old_end = old_end
         self.delta = delta
         self.pairs = pairs
         self.sites = sites
+        self._units = units  # (path, language, statements taken out, statements put in)
+        self._parts: tuple[FileFacts, FileFacts] | None = None
         # where the statements extracted again end (before the edit): ``span`` moves any
         # span from there on by ``delta``
         self.after = old_end if after is None else max(after, old_end)
@@ -148,6 +154,12 @@ class Change:
         if old.start >= self.old_end:
             return Span(old.start + self.delta, old.end + self.delta) if self.delta else old
         return None
+
+    def parts(self) -> tuple[FileFacts, FileFacts] | None:
+        if self._parts is None and self._units is not None:
+            path, lang, removed, fresh = self._units
+            self._parts = (_merge(path, lang, list(removed)), _merge(path, lang, list(fresh)))
+        return self._parts
 
 
 def edited_incrementally(path: str) -> bool:
@@ -396,7 +408,8 @@ def _edited(path: str, text: str, lang: str, state: EditState):
     if not moved_only and not flipped and _same_lists(removed, fresh, {}, skip=_CALLS):
         sites = (tuple(x for u in removed for x in u.lists[_CALLS]), tuple(x for u in fresh for x in u.lists[_CALLS]))
     change = Change(moved_only, start, old_end, delta, pairs if moved_only else {}, sites,
-                    max((u.end for u in removed), default=old_end))
+                    max((u.end for u in removed), default=old_end),
+                    None if moved_only else (path, lang, tuple(removed), tuple(fresh)))
     return None, EditState(path, lang, src, tree, tuple(units), tables, counts), change
 
 

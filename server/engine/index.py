@@ -130,6 +130,11 @@ class WorkspaceIndex(BuildSteps, UpdateSteps):
         # only call sites links against (``updates._relink_sites``), while every edit since
         # changed only call sites or moved facts
         self._frames: dict[str, object] = {}
+        # per document edited incrementally, after a link that watched it (``_link(watch=)``):
+        # (its calls as linked, each call site's read set by span): an edit that changed
+        # facts other than call sites classifies again only the sites whose read set meets
+        # a name the edit changed (``updates._keeper``); valid while ``calls[rel]`` is that list
+        self._read_sets: dict[str, tuple[list, dict]] = {}
         self.collector_held = False  # an update left the collector paused (``update``)
         # the text of each source file given to `update(rel, text)` (an editor's buffer, let go
         # when `update_from_disk` follows the disk again): what `Context.text` reads first
@@ -252,10 +257,17 @@ class WorkspaceIndex(BuildSteps, UpdateSteps):
                       self.table.source, self.table.incomplete))
         self._table_key = digest_of(ident.encode())
 
-    def _link(self, paths: Iterable[str]) -> None:
+    def _link(self, paths: Iterable[str], watch: str | None = None, change=None) -> None:
+        """Link ``paths``; ``watch``: one of them, an edited document, whose call sites'
+        read sets are recorded (``_read_sets``) and, when ``change`` (how its facts
+        changed) allows, whose sites that read nothing the edit changed keep their calls."""
         linker = self._linker(self.facts.get)
+        linker.watch = watch
         for rel in paths:
-            self._link_one(linker, rel)
+            if rel == watch and change is not None:
+                self._link_one(linker, rel, change)
+            else:
+                self._link_one(linker, rel)
 
     def _linker(self, lookup: Callable[[str], FileFacts | None]) -> Linker:
         """A linker for one batch of files, and the context the registered analyses of
@@ -285,21 +297,30 @@ class WorkspaceIndex(BuildSteps, UpdateSteps):
         else:
             building.linked.add(rel)
 
-    def _link_one(self, linker: Linker, rel: str) -> None:
+    def _link_one(self, linker: Linker, rel: str, change=None) -> None:
         facts = self.facts.get(rel)
         if facts is None:
             self._set_links(rel, None, set(), (), ())
             if self._views.pop(rel, None) or self._models.pop(rel, None):
                 self._composed = None
             self._set_analysis(rel, None)
+            self._read_sets.pop(rel, None)
             return
+        reads = None
         try:
-            calls, deps = linker.link_file(rel)
+            if linker.watch == rel:
+                calls, deps, reads = self._link_watched(linker, rel, facts, change)
+            else:
+                calls, deps = linker.link_file(rel)
         except _NotYetExtracted:
             raise
         except Exception:  # noqa: BLE001
             log.exception("linking failed for %s", rel)
             calls, deps = [], {rel}
+        if reads is not None:
+            self._read_sets[rel] = (calls, reads)
+        else:
+            self._read_sets.pop(rel, None)
         found, edges = analyze(facts, linker.analysis, reraise=(_NotYetExtracted,))  # type: ignore[attr-defined]
         self._set_links(rel, calls, deps, facts.problems, (*facts.routes, *facts.mounts))
         views = facts.views

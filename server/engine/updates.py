@@ -17,7 +17,7 @@ from specward.analyzers.analyses import text_readers
 from specward.analyzers.extract import extract_edited
 from specward.analyzers.extract.incremental import edited_incrementally, relocated, shift
 from specward.analyzers.http import HttpCall
-from specward.analyzers.symbols import FileIndex
+from specward.analyzers.symbols import EVERYTHING, FileIndex, names_of
 from specward.analyzers.model import FOLDER_EDGE, FileFacts, Finding, Span
 
 from .parsing import extract_safely
@@ -160,7 +160,9 @@ class UpdateSteps:
             self._analyze(text_readers(chain((rel,), self.ardeps.get(rel, ())), self.analysis_input))
         else:
             linked = {rel} | self.rdeps.get(rel, set())
-            self._link(linked)
+            # (an open document: its sites' read sets are recorded, and those that read
+            # nothing the edit changed keep their calls: ``_link_watched``)
+            self._link(linked, rel if rel in self._edit_states and text is not None else None, change)
             self._frames.pop(rel, None)
             if rel in self._edit_states and text is not None:  # its facts as linked: the next edits' frame
                 self._frames[rel] = self.facts.built(rel)
@@ -193,6 +195,25 @@ class UpdateSteps:
             if state is not None:
                 self._keep_state(rel, state)
                 self.facts.put_live(rel, state)  # the same facts (same text), from that state
+                self._record_reads(rel)
+
+    def _record_reads(self, rel: str) -> None:
+        """The read sets of ``rel``'s call sites, for its calls as the index holds them (a
+        link that watches it, kept only when it gives those very calls): else its first
+        edit of a fact other than a call site links it in full to record them."""
+        calls = self.calls.get(rel)
+        stored = self._read_sets.get(rel)
+        facts = self.facts.get(rel)
+        if calls is None or facts is None or (stored is not None and stored[0] is calls):
+            return
+        linker = self._linker(self.facts.get)
+        linker.watch = rel
+        try:
+            got, _, reads = self._link_watched(linker, rel, facts, None)
+        except Exception:  # noqa: BLE001 - (a file still being extracted): recorded at its next link
+            return
+        if reads is not None and got == calls:
+            self._read_sets[rel] = (calls, reads)
 
     def warm_dependents(self, rel: str) -> None:
         """Load the facts of the files whose findings read ``rel`` (its importers, its
@@ -237,6 +258,79 @@ class UpdateSteps:
             change = None  # `change` compares with the state's facts, not the index's
         return facts, change
 
+    def _link_watched(self, linker, rel: str, facts: FileFacts, change) -> tuple[list[HttpCall], set[str], dict | None]:
+        """Link ``rel``, the watched file of ``linker``, recording its sites' read sets: (calls,
+        deps, read sets by span, or None when they are not to be trusted: an answer
+        depended on the order things were asked in, a class passes a table to ``super``,
+        two sites share a span). After an edit (``change``) that changed facts other than
+        call sites, only the sites the edit put in and those whose read set meets a name it
+        changed are classified again; the others keep their calls, moved (``_keeper``).
+        Exactly ``link_file``'s results either way."""
+        supers = any(c.super_args and c.bases for c in facts.classes)
+        keeper = self._keeper(rel, facts, change) if change is not None and not supers else None
+        if keeper is not None:
+            cutoffs = linker.cutoffs
+            try:
+                calls, deps = linker.link_file(rel, keeper.reads, keeper)
+            except _Relink:
+                calls = None
+            if calls is not None and not keeper.moved and linker.cutoffs == cutoffs:
+                self.stats["read_links"] = self.stats.get("read_links", 0.0) + 1
+                self.stats["read_kept_sites"] = self.stats.get("read_kept_sites", 0.0) + keeper.kept
+                reads = keeper.reads if len(keeper.reads) == len(facts.calls) else None
+                return calls, deps | self.deps.get(rel, set()), reads
+            linker._memo.clear()  # (what that link memoized stays right; asked afresh, as a full link asks)
+        reads: dict = {}
+        cutoffs = linker.cutoffs
+        calls, deps = linker.link_file(rel, reads)
+        trusted = linker.cutoffs == cutoffs and not supers and len(reads) == len(facts.calls)
+        return calls, deps, reads if trusted else None
+
+    def _keeper(self, rel: str, facts: FileFacts, change) -> "_Keeper | None":
+        """What lets ``link_file`` keep the calls of the sites an edit left alone (see
+        ``_link_watched``), or None when it cannot: the read sets are not the current
+        calls', the edit changed routes, mounts, a class's ``super`` table or the hosts of
+        the file's bases, or a site cannot be placed."""
+        stored = self._read_sets.get(rel)
+        if change.moved_only or stored is None or stored[0] is not self.calls.get(rel):
+            return None
+        parts = change.parts()
+        if parts is None or rel in self.routes or rel in self.mounts:
+            return None
+        old_part, new_part = parts
+        if any(p.routes or p.mounts or any(c.super_args for c in p.classes) for p in parts):
+            return None
+        old_idx, new_idx = FileIndex(old_part), FileIndex(new_part)
+        if _hosts(old_idx) != _hosts(new_idx):
+            return None  # (the file's hosts are the union of its statements')
+        changed = names_of(old_idx) | names_of(new_idx)
+        old_calls, old_reads = stored
+        # (spans as (start, end) pairs: a tuple hashes faster than a ``Span``)
+        by_site: dict[tuple[int, int], list[HttpCall]] = {}
+        for c in old_calls:
+            by_site.setdefault((c.call_span.start, c.call_span.end), []).append(c)
+        if any(c.call_span not in old_reads for c in old_calls):
+            return None  # (a call that is not a site's)
+        taken = {(s.span.start, s.span.end) for s in old_part.calls}
+        if change.pairs:
+            return None  # (``span`` below is ``change.span`` without pairs)
+        start, end, delta = change.start, change.old_end, change.delta
+        moved: dict[tuple[int, int], tuple[tuple[int, int], set]] = {}
+        for span, read in old_reads.items():
+            was = (span.start, span.end)
+            if was in taken:
+                continue
+            if was[1] <= start:
+                now = was
+            elif was[0] >= end:
+                now = (was[0] + delta, was[1] + delta)
+            else:
+                return None
+            if now in moved:
+                return None
+            moved[now] = (was, read)
+        return _Keeper(by_site, moved, changed, {(s.span.start, s.span.end) for s in new_part.calls}, change)
+
     def _relink_sites(self, rel: str, change, before) -> bool:
         """An edit changed only call sites of ``rel``: link those alone (``spliced_calls``),
         against the facts of ``rel`` as they were when its link frame was taken (``before``:
@@ -271,6 +365,7 @@ class UpdateSteps:
             return False
         self._frames[rel] = frame
         calls, deps = got
+        self._spliced_reads(rel, old, calls, change)
         self.calls[rel] = calls
         self.deps[rel] = deps = deps | old_deps  # (a dependency the edit dropped stays: harmless)
         for dep in deps:
@@ -282,6 +377,32 @@ class UpdateSteps:
         self._dirty_links.add(rel)
         self.stats["spliced_links"] = self.stats.get("spliced_links", 0.0) + 1
         return True
+
+    def _spliced_reads(self, rel: str, old: list[HttpCall], calls: list[HttpCall], change) -> None:
+        """After an edit that changed only call sites (``_relink_sites``): the read sets of
+        the sites it left, moved; a site put in, or one that read the sites of a scope the
+        edit changed (a function it called), is to be classified again (``EVERYTHING``)."""
+        stored = self._read_sets.pop(rel, None)
+        if stored is None or stored[0] is not old:
+            return
+        taken, put = change.sites
+        gone = {s.span for s in taken}
+        scopes = {("scope", s.scope) for s in chain(taken, put) if s.scope is not None}
+        where = change.span
+        again = {EVERYTHING}
+        reads: dict = {}
+        for span, read in stored[1].items():
+            if span in gone:
+                continue
+            now = where(span)
+            if now is None or now in reads:
+                return
+            reads[now] = read if scopes.isdisjoint(read) else again
+        for s in put:
+            if s.span in reads:
+                return
+            reads[s.span] = again
+        self._read_sets[rel] = (calls, reads)
 
     def _move_links(self, rel: str, facts, change) -> bool:
         """An edit moved ``rel``'s facts without changing them: move its linked calls and
@@ -317,6 +438,11 @@ class UpdateSteps:
         moved_analysis = _moved_findings(self.analysis_findings.get(rel, ()), rel, where)
         if moved_analysis is None:
             return False
+        stored = self._read_sets.pop(rel, None)
+        if stored is not None and stored[0] is calls:  # the read sets move with the sites
+            reads = {where(span): read for span, read in stored[1].items()}
+            if None not in reads and len(reads) == len(stored[1]):
+                self._read_sets[rel] = (new_calls, reads)
         self.calls[rel] = new_calls
         if rel in self.statuses:
             self.statuses[rel] = new_statuses
@@ -401,6 +527,55 @@ class UpdateSteps:
         judged = (self.ardeps.get(rel, set()) | listing) - linked
         self._analyze(judged)
         return linked | judged | self._rematch(linked)
+
+
+class _Relink(Exception):
+    """A site an edit left alone cannot be placed: link the whole file."""
+
+
+def _hosts(idx: FileIndex) -> frozenset[str]:
+    from specward.analyzers.http import Linker
+
+    return Linker._api_hosts(None, idx)  # type: ignore[arg-type]  (it reads only ``idx``)
+
+
+class _Keeper:
+    """``link_file``'s ``keep`` after an edit that changed facts other than call sites: a
+    site the edit left alone whose read set meets none of the ``changed`` names keeps its
+    calls (moved as the edit moved it) and its read set; the others are classified again.
+    Every site the edit left alone must be met once (``moved`` empties), else ``_Relink``."""
+
+    __slots__ = ("by_site", "moved", "changed", "fresh", "change", "reads", "kept")
+
+    def __init__(self, by_site: dict, moved: dict, changed: set, fresh: set, change) -> None:
+        self.by_site = by_site  # previous calls by their site's span
+        self.moved = moved  # where a site the edit left is now -> (where it was, its read set)
+        self.changed = changed
+        self.fresh = fresh  # spans of the sites the edit put in
+        self.change = change
+        self.reads: dict = {}
+        self.kept = 0
+
+    def __call__(self, site) -> list[HttpCall] | None:
+        span = site.span
+        at = (span.start, span.end)
+        if at in self.fresh:
+            return None
+        got = self.moved.pop(at, None)
+        if got is None:
+            raise _Relink()
+        was, read = got
+        if EVERYTHING in read or not self.changed.isdisjoint(read):
+            return None
+        out = []
+        for c in self.by_site.get(was, ()):
+            m = moved_call(c, self.change)
+            if m is None:
+                raise _Relink()
+            out.append(m)
+        self.reads[span] = read
+        self.kept += 1
+        return out
 
 
 def built(facts) -> FileFacts:
