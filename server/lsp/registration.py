@@ -13,7 +13,7 @@ from __future__ import annotations
 import functools
 import inspect
 import logging
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 import attrs
@@ -117,6 +117,23 @@ NOTIFICATIONS: dict[str, Handler] = {
 }
 
 
+# workspace/executeCommand: command id -> ``async fn(ls, argument)`` (the first argument
+# the client sent, as JSON: pygls unpacks a command's arguments)
+COMMANDS: dict[str, Callable[..., Awaitable[Any]]] = {
+    code_action.APPLY_COMMAND: execute_command.apply_fix,
+    execute_command.RECAPTURE_COMMAND: execute_command.recapture_context,
+    export_command.EXPORT_COMMAND: export_command.export_contract,
+    stage_command.GENERATE_SPEC: stage_command.generate_spec,
+    stage_command.GENERATE_CONTRACT: stage_command.generate_contract,
+    stage_more.DISCUSS: stage_more.discuss,
+    stage_more.UPDATE_AFFECTED: stage_more.update_affected,
+    stage_more.RESUME_RUN: stage_more.resume_run,
+    slice_command.GENERATE_SLICE: slice_command.generate_slice,
+    slice_command.IMPLEMENT_ENDPOINT: slice_command.implement_endpoint,
+    code_action.SHOW_COMMAND: execute_command.show_location,
+}
+
+
 def register(server: SpecwardServer) -> None:
     """Register every entry of ``REQUESTS`` and ``NOTIFICATIONS``, guarded, and the
     ``specward.applyFix`` command."""
@@ -130,52 +147,16 @@ def register(server: SpecwardServer) -> None:
                 result = await result
             return result
 
+    def command(name: str, fn) -> None:
+        @server.command(name)
+        async def run(ls, arg: Any = None):
+            return await fn(ls, arg)
+
     for method, (fn, options) in REQUESTS.items():
         feature(method, fn, options)
     for method, fn in NOTIFICATIONS.items():
         feature(method, fn)
 
-    @server.command(code_action.APPLY_COMMAND)
-    async def apply_fix(ls, payload: dict):
-        # a command is a request: its failure is an error reply, never the server's end
-        return await execute_command.apply_fix(ls, payload)
-
-    @server.command(execute_command.RECAPTURE_COMMAND)
-    async def recapture_context(ls, payload: dict):
-        return await execute_command.recapture_context(ls, payload)
-
-    @server.command(export_command.EXPORT_COMMAND)
-    async def export_contract(ls, payload: dict):
-        return await export_command.export_contract(ls, payload)
-
-    @server.command(stage_command.GENERATE_SPEC)
-    async def generate_spec(ls, arg: Any):
-        return await stage_command.generate_spec(ls, arg)
-
-    @server.command(stage_command.GENERATE_CONTRACT)
-    async def generate_contract(ls, arg: Any):
-        return await stage_command.generate_contract(ls, arg)
-
-    @server.command(stage_more.DISCUSS)
-    async def discuss(ls, arg: Any):
-        return await stage_more.discuss(ls, arg)
-
-    @server.command(stage_more.UPDATE_AFFECTED)
-    async def update_affected(ls, arg: Any):
-        return await stage_more.update_affected(ls, arg)
-
-    @server.command(stage_more.RESUME_RUN)
-    async def resume_run(ls, arg: Any = None):
-        return await stage_more.resume_run(ls, arg)
-
-    @server.command(slice_command.GENERATE_SLICE)
-    async def generate_slice(ls, arg: Any):
-        return await slice_command.generate_slice(ls, arg)
-
-    @server.command(slice_command.IMPLEMENT_ENDPOINT)
-    async def implement_endpoint(ls, arg: Any):
-        return await slice_command.implement_endpoint(ls, arg)
-
-    @server.command(code_action.SHOW_COMMAND)
-    async def show_location(ls, payload: dict):
-        return await execute_command.show_location(ls, payload)
+    # a command is a request: its failure is an error reply, never the server's end
+    for name, fn in COMMANDS.items():
+        command(name, fn)
