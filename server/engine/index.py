@@ -70,6 +70,9 @@ class WorkspaceIndex(BuildSteps, UpdateSteps):
         self.routes: dict[str, tuple[Route, ...]] = {}  # backend route declarations per file
         self.mounts: dict[str, tuple[RouteMount, ...]] = {}  # routers mounted under others, per file
         self._composed: list | None = None  # routes.compose() of routes and mounts, until one changes
+        # the list last composed: a composition equal to it is that list again (the same
+        # object), so what is derived from it by identity (the drift, the route lookups) holds
+        self._composed_last: list | None = None
         self._views: dict[str, tuple] = {}  # the views (FileFacts.views) composition read, per file
         # what the data classes (FileFacts.data_models) route endpoints read their request
         # schemas from declare, per file (without their positions)
@@ -387,6 +390,7 @@ class WorkspaceIndex(BuildSteps, UpdateSteps):
             composed = self.composed_routes() if (self.routes or self._composed) else []
             table = self.contract_table
             if self._drift is None or self._drift[0] is not composed or self._drift[1] is not table:
+                self.stats["drift_judged"] = self.stats.get("drift_judged", 0) + 1
                 per: dict[str, tuple[Finding, ...]] = {}
                 for f in drift(composed, list(table.endpoints)):
                     per[f.file] = (*per.get(f.file, ()), f)
@@ -396,7 +400,12 @@ class WorkspaceIndex(BuildSteps, UpdateSteps):
 
     def composed_routes(self) -> list:
         """Every route with its full path, composed across the files that mount its router
-        (``analyzers/routes.py``); computed again only after a route or mount changed."""
+        (``analyzers/routes.py``); computed again only after a route or mount changed (or
+        a data model, a view, a file route: what the composition or the route table reads).
+        A composition equal to the last one is the last list itself: a data model's edit
+        composes again (the route table's schemas read the models) but changes no composed
+        route, and the drift and the route lookups, which hold on to the list by identity,
+        are not judged again."""
         from specward.analyzers.routes import compose
 
         with self.lock:
@@ -404,8 +413,13 @@ class WorkspaceIndex(BuildSteps, UpdateSteps):
                 from specward.analyzers.routes_files import file_apps
 
                 apps = self._file_apps = file_apps(set(self.facts) | set(self._resolver_texts), self._text_reader())
-                self._composed = compose(set(self.routes) | set(self.mounts), self.facts.get, self._route_resolve(),
-                                         file_apps=apps)
+                composed = compose(set(self.routes) | set(self.mounts), self.facts.get, self._route_resolve(),
+                                   file_apps=apps)
+                last = self._composed_last
+                if last is not None and composed == last:
+                    composed = last
+                    self.stats["composed_kept"] = self.stats.get("composed_kept", 0) + 1
+                self._composed = self._composed_last = composed
             return self._composed
 
     def _route_resolve(self) -> Callable[[str, str, bool], str | None]:
