@@ -42,11 +42,6 @@ class Generated:
     def finding_codes(self) -> list[str]:
         return [f["code"] for r in self.results for f in r["findings"]]
 
-    @property
-    def blocking(self) -> list[str]:
-        """Must-pass findings (a phantom call, import, invariant violation) of the files."""
-        return [c for c in self.finding_codes if c in MUST_PASS_CODES]
-
 
 class WithContract:
     """``Tools`` whose ``check_files`` judges the files with ``extra`` (a new contract's
