@@ -36,7 +36,7 @@ from specward.analyzers.stages.discuss import (Decision, Question, context_markd
 
 from . import generate_cli as gen
 from .engine.reading import shown
-from .stage_context import gather
+from .stage_context import gather, with_sections
 from .stage_run import (
     JSON_ANSWER_FORMAT,
     NotWritten,
@@ -100,11 +100,8 @@ def propose_discuss(run: Run, subject_text: str, slug: str, existing_decisions: 
     rel = context_path(slug)
     target(run.root, rel)
     what = f"The specification (`{spec_name}`)" if spec_name else "The feature request"
-    messages = discuss_messages(subject_text, what, existing_decisions, JSON_ANSWER_FORMAT)
-    shared = gather(run.root, slug=slug, include=("invariants", "ledger", "files"))  # decisions: listed above
-    if shared:
-        messages[-1]["content"] += "\n\n" + shared
-    answer = run.ask(messages)
+    answer = run.ask(with_sections(discuss_messages(subject_text, what, existing_decisions, JSON_ANSWER_FORMAT),
+                                   gather(run.root, slug=slug, include=("invariants", "ledger", "files"))))
     try:
         questions = parse_questions(answer)
     except answers.AnswerError as exc:

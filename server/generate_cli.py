@@ -42,6 +42,7 @@ from specward.analyzers.stages import answers
 
 from . import discuss_cli, llm, slice_cli, snapshots, update_cli
 from .stage_context import gather as gather_context
+from .stage_context import with_sections
 from .engine.reading import shown
 from .stage_run import (EXIT_INTERRUPTED, EXIT_NOT_WRITTEN, EXIT_OK, EXIT_USAGE, FILES_ANSWER_FORMAT,
                         JSON_ANSWER_FORMAT, NotWritten, Proposal, Run, Usage, load_state, model_config, offer, project_root,
@@ -274,12 +275,9 @@ def propose_spec(run: Run, request: str, slug: str) -> Proposal:
     done = run.step("proposal")
     if done is not None:
         return Proposal("spec", [tuple(f) for f in done["files"]], list(done["notes"]))
-    messages = spec_messages(request, slug)
     # every prompt carries the shared sections; a spec has no contract yet
-    shared = gather_context(run.root, slug=slug, include=("decisions", "invariants", "ledger", "files"))
-    if shared:
-        messages[-1]["content"] += "\n\n" + shared
-    answer = run.ask(messages)
+    answer = run.ask(with_sections(spec_messages(request, slug), gather_context(
+        run.root, slug=slug, include=("decisions", "invariants", "ledger", "files"))))
     try:
         text = spec_from_answer(answer)
     except answers.AnswerError as exc:

@@ -274,7 +274,7 @@ def ask_review(root: Path, index: WorkspaceIndex, files: tuple[str, ...], contra
     """The three review passes asked of the model, each given the contract and the run's
     files (token-bounded). Raises ``review.ReviewError`` (the raw answers kept; the message
     names the file), ``llm.LLMError``."""
-    from .stage_context import gather
+    from .stage_context import gather, with_sections
     from .stage_run import Run, TerminalUI
 
     shown_files = [(rel, t) for rel in files if rel not in contracts and (t := _read_text(index, rel, texts)) is not None]
@@ -284,10 +284,7 @@ def ask_review(root: Path, index: WorkspaceIndex, files: tuple[str, ...], contra
     shared = gather(root, targets=list(files), include=("invariants", "ledger"))
     passes = []
     for criterion in review_core.CRITERIA:
-        messages = review_core.review_messages(criterion, shown_files, contract_texts)
-        if shared:
-            messages[-1]["content"] += "\n\n" + shared
-        answer = run.ask(messages)
+        answer = run.ask(with_sections(review_core.review_messages(criterion, shown_files, contract_texts), shared))
         try:
             passes.append(review_core.parse_review(criterion, answer))
         except review_core.ReviewError as exc:

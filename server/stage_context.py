@@ -100,3 +100,10 @@ def gather(root: Path, *, slug: str | None = None, targets: Sequence[str] | None
         ledger=ledger_section(root) if "ledger" in include else "",
         decisions=decisions, decisions_name=decisions_rel(slug) if slug else "the decisions",
         files=manifest_files(root, slug, context_paths) if "files" in include else (), budget_tokens=budget_tokens)
+
+
+def with_sections(messages: list[dict[str, str]], sections: str) -> list[dict[str, str]]:
+    """``messages`` with the shared sections (``gather``'s text) appended to the last one."""
+    if sections:
+        messages[-1]["content"] += "\n\n" + sections
+    return messages

@@ -6,14 +6,13 @@ whose files, once the editor applied them, pass specward's own checks."""
 from __future__ import annotations
 
 import json
-import subprocess
 from pathlib import Path
 
 import pytest
 from conftest import wait_for
 from lsprotocol import types as lsp
 from test_lsp_stages import actions_at, close_editor, open_editor, runs
-from test_slice_cli import CLIENT, GOOD, PLAN, REVIEWS, files_answer, plan_answer
+from test_slice_cli import CLIENT, GOOD, PLAN, REVIEWS, files_answer, plan_answer, seed_app
 
 from specward.analyzers.stages.score import MUST_PASS_CODES
 
@@ -30,20 +29,9 @@ PAGE_TEXT = "export async function openNote(id: number) {\n  const res = await f
 
 
 def seed(root: Path) -> None:
-    subprocess.run(["git", "init", "-q"], cwd=root, check=True)
-    (root / "package.json").write_text(json.dumps({
-        "name": "notes-app", "private": True, "scripts": {"dev": "node server/index.js", "test": "vitest run"},
-        "dependencies": {"express": "^4.19.2"}, "devDependencies": {"vitest": "^2.0.0"}}))
-    (root / "server/routes").mkdir(parents=True)
-    (root / "server/routes/tags.ts").write_text(
-        "import { Router } from 'express';\n\nexport const tagsRouter = Router();\n\n"
-        "tagsRouter.get('/api/tags', (_req, res) => {\n  res.json([{ id: 1, label: 'home' }]);\n});\n")
-    (root / "web/src/api").mkdir(parents=True)
-    (root / "web/src/api/tags.ts").write_text(
-        "export async function listTags() {\n  const res = await fetch('/api/tags');\n  return res.json();\n}\n")
+    seed_app(root)
     (root / "web/src/pages").mkdir(parents=True)
     (root / PAGE).write_text(PAGE_TEXT)
-    (root / "specs").mkdir()
     (root / "specs/notes.dsl.json").write_text(json.dumps(TAGS_ONLY, indent=2) + "\n")
 
 

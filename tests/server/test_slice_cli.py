@@ -114,10 +114,8 @@ def plan_answer(plan: dict) -> str:
     return "The plan:\n\n```json\n" + json.dumps(plan, indent=2) + "\n```\n"
 
 
-@pytest.fixture
-def ws(tmp_path: Path) -> Path:
-    root = tmp_path / "ws"
-    root.mkdir()
+def seed_app(root: Path) -> None:
+    """A small Express + fetch app with a tags endpoint, in a git repository."""
     subprocess.run(["git", "init", "-q"], cwd=root, check=True)
     (root / "package.json").write_text(json.dumps({
         "name": "notes-app", "private": True, "scripts": {"dev": "node server/index.js", "test": "vitest run"},
@@ -130,6 +128,13 @@ def ws(tmp_path: Path) -> Path:
     (root / "web/src/api/tags.ts").write_text(
         "export async function listTags() {\n  const res = await fetch('/api/tags');\n  return res.json();\n}\n")
     (root / "specs").mkdir()
+
+
+@pytest.fixture
+def ws(tmp_path: Path) -> Path:
+    root = tmp_path / "ws"
+    root.mkdir()
+    seed_app(root)
     (root / "specs/notes.dsl.json").write_text(json.dumps(CONTRACT, indent=2))
     (root / "specs/notes.md").write_text(SPEC)
     return root
