@@ -99,9 +99,8 @@ def run(args: argparse.Namespace) -> int:
                 if not approved(s.path, _text(s.now), old_text, args.yes):
                     declined = True
                     continue
-                found = resolve_inside(root, s.path)
-                if snapshots.current_hash(root, s.path) != snapshots.sha256_bytes(s.now or b""):
-                    print(f"specward: {rel}: changed meanwhile: left alone", file=sys.stderr)
+                found = _still_as_written(root, s, rel)
+                if found is None:
                     left = True
                     continue
                 replace_file(found.real, old_text)
@@ -111,9 +110,8 @@ def run(args: argparse.Namespace) -> int:
                 if not _confirm(rel, args.yes):
                     declined = True
                     continue
-                found = resolve_inside(root, s.path)
-                if snapshots.current_hash(root, s.path) != snapshots.sha256_bytes(s.now or b""):
-                    print(f"specward: {rel}: changed meanwhile: left alone", file=sys.stderr)
+                found = _still_as_written(root, s, rel)
+                if found is None:
                     left = True
                     continue
                 os.unlink(found.real)
@@ -122,6 +120,16 @@ def run(args: argparse.Namespace) -> int:
             print(f"specward: {rel}: not restored: {exc}", file=sys.stderr)
             left = True
     return EXIT_NOT_WRITTEN if left or declined else EXIT_OK
+
+
+def _still_as_written(root, s, rel: str):
+    """The file of step ``s`` resolved, checked again just before it is changed: None (and
+    a message) when it changed since the user was asked."""
+    found = resolve_inside(root, s.path)
+    if snapshots.current_hash(root, s.path) != snapshots.sha256_bytes(s.now or b""):
+        print(f"specward: {rel}: changed meanwhile: left alone", file=sys.stderr)
+        return None
+    return found
 
 
 def _confirm(rel: str, yes: bool) -> bool:

@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pytest
 from llm_stub import LLMStub
 from test_generate_cli import (
     SPEC_MD,
@@ -16,14 +15,8 @@ from test_generate_cli import (
     runs,
     specward,
     write_spec,
+    ws,  # noqa: F401 - the fixture: a workspace with a .git folder
 )
-
-
-@pytest.fixture
-def ws(tmp_path: Path) -> Path:
-    root = tmp_path / "ws"
-    (root / ".git").mkdir(parents=True)
-    return root
 
 OTHER_SPEC = SPEC_MD.replace("People lose their notes.", "People forget their notes.")
 

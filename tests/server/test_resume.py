@@ -11,7 +11,6 @@ import sys
 import time
 from pathlib import Path
 
-import pytest
 from llm_stub import Answer, LLMStub
 from test_generate_cli import (
     INVALID,
@@ -22,14 +21,8 @@ from test_generate_cli import (
     runs,
     specward,
     write_spec,
+    ws,  # noqa: F401 - the fixture: a workspace with a .git folder
 )
-
-
-@pytest.fixture
-def ws(tmp_path: Path) -> Path:
-    root = tmp_path / "ws"
-    (root / ".git").mkdir(parents=True)
-    return root
 
 SLOW = Answer("x" * 4000, chunk_delay=0.5, chunk_size=10)  # minutes, unless interrupted
 
