@@ -35,18 +35,17 @@ import logging
 import os
 import sys
 from collections import Counter
-from dataclasses import dataclass, replace
 from pathlib import Path
 
-from specward.analyzers.lines import LineIndex
 from specward.analyzers.matching import full_path
-from specward.analyzers.model import Finding
 
 # (mcp_server imports the MCP SDK, and generate_cli litellm, only when their command runs)
 from . import (context_cli, export_cli, generate_cli, impact_cli, ledger_cli, mcp_server, mock_cli, restore_cli,
                routes_cli, runs_cli, score_cli)
+from . import terminal
+from .check_report import Options, Output, Project, ReportError, Run, check, config_rel, in_selection, show_path
 from .engine.index import WorkspaceIndex
-from .engine.reading import read_data, shown
+from .engine.reading import shown
 from .engine.workspace import find_project_root
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
@@ -57,6 +56,16 @@ log = logging.getLogger(__name__)
 
 class UsageError(Exception):
     pass
+
+
+def version() -> str:
+    """The installed distribution's version (a checkout that was never installed: ``unknown``)."""
+    from importlib.metadata import PackageNotFoundError, version as dist_version
+
+    try:
+        return dist_version("specward")
+    except PackageNotFoundError:
+        return "unknown"
 
 
 def _positive_int(text: str) -> int:
@@ -89,6 +98,7 @@ _RUNNERS = {"ledger": ledger_cli.run, "context": context_cli.run, "impact": impa
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="specward", description="Keeps AI-written code honest: "
                                 "phantom API calls and more, in the editor and in CI.")
+    p.add_argument("--version", action="version", version=f"specward {version()}")
     sub = p.add_subparsers(dest="command", required=True)
     serve = sub.add_parser("serve", help="run the language server over stdio")
     serve.add_argument("--stdio", action="store_true", help="use stdio (the default and only transport)")
@@ -113,7 +123,11 @@ def _parser() -> argparse.ArgumentParser:
                                  "names and that are all missing are then a warning, not an error")
         strict.add_argument("--require-contract", action="store_true",
                             help="fail (exit 2) when a project has no contract, e.g. in CI")
-        c.add_argument("--format", choices=("text", "json"), default=default)
+        formats = ("text", "json", "sarif", "github", "gitlab", "junit") if name == "check" else ("text", "json")
+        c.add_argument("--format", choices=formats, default=default,
+                       help="text for people; json; sarif (SARIF 2.1.0: code scanning), github (Actions "
+                            "annotations), gitlab (Code Quality), junit (test reports); docs/output-formats.md"
+                       if name == "check" else None)
         c.add_argument("--no-cache", action="store_true", help="do not read or write .specward/cache.sqlite")
         c.add_argument("--user-ledger", action="store_true",
                        help="also read your own fix-history ledger (docs/ledger.md), shared across projects")
@@ -122,6 +136,7 @@ def _parser() -> argparse.ArgumentParser:
                             "exist at all (sends only their names; docs/registry-check.md)")
         if name == "check":
             impact_cli.add_since_option(c)  # contract-change-impact since a version (docs/impact.md)
+            _add_ci_options(c)
     ledger_cli.add_subparser(sub)
     context_cli.add_subparser(sub)
     impact_cli.add_subparser(sub)
@@ -136,18 +151,33 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
-@dataclass
-class _Project:
-    root: Path
-    selected: list[str]  # root-relative posix paths ("" for the whole project)
-    marker: str | None  # what made ``root`` the root: a file name, or None (the paths given)
+def _add_ci_options(c: argparse.ArgumentParser) -> None:
+    """``check`` in CI (docs/ci.md)."""
+    base = c.add_mutually_exclusive_group()
+    base.add_argument("--baseline", metavar="FILE",
+                      help="report and fail only on findings that FILE does not record (default: the "
+                           "configuration's `baseline`)")
+    base.add_argument("--write-baseline", metavar="FILE",
+                      help="record today's findings in FILE (those of files not reported on this time are kept)")
+    base.add_argument("--no-baseline", action="store_true", help="ignore the configuration's `baseline`")
+    c.add_argument("--changed-since", metavar="REV",
+                   help="report only on files changed since the git revision REV (its merge base with HEAD, "
+                        "plus uncommitted and untracked files) and the files whose findings depend on them")
+    c.add_argument("--exit-zero", action="store_true", help="exit 0 even when findings fail the run")
+    c.add_argument("--statistics", action="store_true", help="print how many findings each code has")
+    c.add_argument("--max-warnings", type=_count, metavar="N", help="fail when there are more than N warnings")
+    c.add_argument("--color", choices=("auto", "always", "never"), default="auto",
+                   help="colour the text output (auto: when standard output is a terminal and NO_COLOR is unset)")
 
 
-@dataclass
-class _Run:
-    project: _Project
-    index: WorkspaceIndex
-    contracts: set[str]  # keys of the contracts named on the command line
+def _count(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must not be negative: {text}")
+    return value
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -207,10 +237,10 @@ def _run(args: argparse.Namespace) -> int:
         print(f"specward: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
     if len(projects) > 1:
-        names = ", ".join(_show(cwd, p.root) for p in projects)
+        names = ", ".join(show_path(cwd, p.root) for p in projects)
         print(f"specward: the paths belong to {len(projects)} projects ({names}); each is checked with its own "
               "contracts and configuration", file=sys.stderr)
-    runs: list[_Run] = []
+    runs: list[Run] = []
     for project in projects:
         named = [c.as_posix() for c in contracts] if contracts else None
         index = WorkspaceIndex(project.root, contract_globs=named, use_cache=not args.no_cache)
@@ -220,7 +250,11 @@ def _run(args: argparse.Namespace) -> int:
             from .engine.registry import RegistryCheck
 
             index.registry = RegistryCheck.from_environment(project.root, persist=not args.no_cache)
-        index.build()
+        bar = terminal.ProgressBar(sys.stderr, f"indexing {show_path(cwd, project.root)}")
+        try:
+            index.build(bar)
+        finally:
+            bar.close()
         if index.registry is not None:
             index.all_findings()  # which names the findings wait for
             index.ask_registry()
@@ -229,20 +263,38 @@ def _run(args: argparse.Namespace) -> int:
             if error is not None:
                 print(f"specward: error: {error}", file=sys.stderr)
                 return EXIT_USAGE
-        runs.append(_Run(project, index, set(index.ws.contract_files) if contracts else set()))
-    out = _Output(cwd)
+        run = Run(project, index, set(index.ws.contract_files) if contracts else set())
+        if getattr(args, "changed_since", None):
+            from . import changed_since
+
+            try:
+                run.only = changed_since.dependents(index, changed_since.changed_files(project.root,
+                                                                                       args.changed_since))
+            except changed_since.ChangedSinceError as exc:
+                print(f"specward: error: {exc}", file=sys.stderr)
+                return EXIT_USAGE
+        runs.append(run)
+    out = Output(cwd)
     _report_skipped(runs, out)
     if args.command == "calls":
         status = _calls(runs, out, args.format)
     else:
-        status = _check(runs, out, args.format)
+        opts = Options(format=args.format, statistics=args.statistics, baseline=args.baseline,
+                       no_baseline=args.no_baseline, write_baseline=args.write_baseline,
+                       max_warnings=args.max_warnings, exit_zero=args.exit_zero,
+                       color=terminal.color_on(args.color, sys.stdout), version=version())
+        try:
+            status = check(runs, out, opts)
+        except ReportError as exc:
+            print(f"specward: error: {exc}", file=sys.stderr)
+            return EXIT_USAGE
     for run in runs:
         status = max(status, _problems(run, out, args.allow_no_contract, args.require_contract))
     return status
 
 
 # ====================================================================== projects and paths
-def _projects(paths: list[str]) -> list[_Project]:
+def _projects(paths: list[str]) -> list[Project]:
     """Group the paths given by project (those without a marker last)."""
     resolved: list[Path] = []
     for p in paths:
@@ -272,7 +324,7 @@ def _projects(paths: list[str]) -> list[_Project]:
         for path in members:
             rel = path.relative_to(root).as_posix()
             selected.append("" if rel == "." else rel)
-        out.append(_Project(root, selected, marker))
+        out.append(Project(root, selected, marker))
     return out
 
 
@@ -286,72 +338,17 @@ def _contracts(files: list[str] | None) -> list[Path]:
     return out
 
 
-def _show(cwd: Path, path: Path) -> str:
-    return Path(os.path.relpath(path, cwd)).as_posix()
-
-
-def _in_selection(rel: str, selected: list[str]) -> bool:
-    return any(s == "" or rel == s or rel.startswith(s.rstrip("/") + "/") for s in selected)
-
-
-def _config_rel(index: WorkspaceIndex) -> str | None:
-    src = index.config.source
-    return src.relative_to(index.root).as_posix() if src is not None else None
-
-
-def _reported(run: _Run, rel: str) -> bool:
-    """Findings on ``rel`` are printed: a path given, a contract named on the command line,
-    or the configuration file (its problems concern every path)."""
-    return _in_selection(rel, run.project.selected) or rel in run.contracts or rel == _config_rel(run.index)
-
-
-class _Output:
-    """Paths relative to the current folder, and line indexes of files, read once each."""
-
-    def __init__(self, cwd: Path) -> None:
-        self.cwd = cwd
-        self._lines: dict[str, LineIndex] = {}
-
-    def path(self, root: Path, rel: str) -> str:
-        """For JSON: the name as it is (a non-UTF-8 byte as its surrogate escape)."""
-        return _show(self.cwd, Path(os.path.join(root, rel)))
-
-    def shown(self, root: Path, rel: str) -> str:
-        """For people: a non-UTF-8 byte of a name as ``\\xNN``."""
-        return shown(self.path(root, rel))
-
-    def position(self, run: _Run, rel: str, offset: int) -> tuple[int, int]:
-        if offset == 0:
-            return 1, 1
-        root = run.project.root
-        key = os.path.join(root, rel)
-        idx = self._lines.get(key)
-        if idx is None:
-            # read as the index reads: never a file outside the workspace (but a contract
-            # named explicitly), never a named pipe, never more than the size limit
-            data, _ = read_data(str(root), rel, run.index.settings.max_file_size,
-                                outside_ok=rel in run.index.ws.contract_files)
-            idx = LineIndex(data or b"")
-            self._lines[key] = idx
-        line, col = idx.position(offset)
-        return line + 1, col + 1
-
-    def text_line(self, run: _Run, f: Finding) -> str:
-        line, col = self.position(run, f.file, f.span.start)
-        return f"{self.shown(run.project.root, f.file)}:{line}:{col}: {f.severity}[{f.code}] {shown(f.message)}"
-
-
 # ====================================================================== messages on stderr
-def _report_skipped(runs: list[_Run], out: _Output) -> None:
+def _report_skipped(runs: list[Run], out: Output) -> None:
     items = sorted((out.shown(r.project.root, rel), shown(why)) for r in runs
-                   for rel, why in r.index.skipped.items() if _in_selection(rel, r.project.selected))
+                   for rel, why in r.index.skipped.items() if in_selection(rel, r.project.selected))
     if items:
         listed = ", ".join(f"{p} ({why})" for p, why in items[:5])
         more = f" and {len(items) - 5} more" if len(items) > 5 else ""
         print(f"specward: skipped {len(items)} file(s): {listed}{more}", file=sys.stderr)
 
 
-def _problems(run: _Run, out: _Output, allow_no_contract: bool, require_contract: bool) -> int:
+def _problems(run: Run, out: Output, allow_no_contract: bool, require_contract: bool) -> int:
     """After the report: an invalid configuration, missing contracts. The exit status they call for.
 
     No contract at all: a note (the phantom-API checks were skipped), nothing with
@@ -360,7 +357,7 @@ def _problems(run: _Run, out: _Output, allow_no_contract: bool, require_contract
     index, root, status = run.index, run.project.root, EXIT_OK
     for key in index.ws.missing_contracts:  # named in the configuration (--contract files were checked)
         print(f"specward: warning: contract {out.shown(root, key)}, named in "
-              f"{out.shown(root, _config_rel(index) or '.')}, does not exist", file=sys.stderr)
+              f"{out.shown(root, config_rel(index) or '.')}, does not exist", file=sys.stderr)
     if not index.contracts:
         if run.project.marker:
             where = f"{root} (the project root: the nearest folder with {run.project.marker})"
@@ -386,89 +383,20 @@ def _problems(run: _Run, out: _Output, allow_no_contract: bool, require_contract
                   "unresolved); name a contract with --contract FILE or the `contracts` setting to run them",
                   file=sys.stderr)
     if index.config.problems:
-        print(f"specward: error: invalid configuration in {out.shown(root, _config_rel(index) or '.')}: "
+        print(f"specward: error: invalid configuration in {out.shown(root, config_rel(index) or '.')}: "
               "checked with the defaults", file=sys.stderr)
         status = EXIT_USAGE
     return status
 
 
-# ====================================================================== check and calls
-def _findings(run: _Run) -> list[Finding]:
-    """The findings to report: the index's, and one ``file-skipped`` per path the walk
-    refused (a link out of the workspace, a folder too deep), once each."""
-    found = run.index.all_findings()
-    have = set(found)
-    sev = {**run.index.settings.severity}
-    extra = []
-    for f in run.index.ws.skipped_findings():
-        if f in have or sev.get(f.code) == "off":
-            continue
-        extra.append(replace(f, severity=sev[f.code]) if f.code in sev else f)
-    # the index's are in path order already: a stable sort by path keeps each file's order
-    return sorted((f for f in [*found, *extra] if _reported(run, f.file)), key=lambda f: f.file)
-
-
-def _check(runs: list[_Run], out: _Output, fmt: str) -> int:
-    sev: Counter[str] = Counter()
-    calls: Counter[str] = Counter()
-    diags: list[dict] = []
-    lines: list[str] = []
-    files: set[str] = set()
-    indexed = contracts = endpoints = skipped = ncalls = 0
-    without: list[str] = []  # the roots of the projects without any contract, as printed
-    for run in runs:
-        index, root = run.index, run.project.root
-        if not index.contracts:
-            without.append(out.path(root, "."))
-        findings = _findings(run)
-        statuses = [s for s in index.all_statuses() if _in_selection(s.call.file, run.project.selected)]
-        sev.update(f.severity for f in findings)
-        calls.update(s.status for s in statuses)
-        files.update(os.path.join(root, f.file) for f in findings)
-        indexed += len(index.facts)
-        contracts += len(index.contracts)
-        endpoints += len(index.table.endpoints)
-        skipped += sum(1 for rel in (*index.skipped, *index.ws.skipped) if _in_selection(rel, run.project.selected))
-        ncalls += len(statuses)
-        for f in findings:
-            if fmt == "json":
-                line, col = out.position(run, f.file, f.span.start)
-                end_line, end_col = out.position(run, f.file, f.span.end)
-                diags.append({"file": out.path(root, f.file), "line": line, "column": col, "end_line": end_line,
-                              "end_column": end_col, "code": f.code, "severity": f.severity, "message": f.message})
-            else:
-                lines.append(out.text_line(run, f))
-    summary = {
-        "errors": sev["error"], "warnings": sev["warning"], "information": sev["information"], "hints": sev["hint"],
-        "files_with_findings": len(files), "files_indexed": indexed, "contracts": contracts,
-        "endpoints": endpoints, "calls": ncalls,
-        "matched": calls["matched"], "phantom": calls["phantom"], "method_mismatch": calls["method-mismatch"],
-        "unresolved": calls["unresolved"], "skipped_files": skipped,
-        # a project without any contract: checked without the phantom-API checks
-        "api_checks_skipped": bool(without), "projects_without_contract": without,
-    }
-    if fmt == "json":
-        json.dump({"version": 1, "diagnostics": diags, "summary": summary}, sys.stdout, indent=2)
-        sys.stdout.write("\n")
-    else:
-        for line in lines:
-            print(line)
-        parts = [f"{summary['errors']} error(s)", f"{summary['warnings']} warning(s)",
-                 f"{summary['information']} information"]
-        print(f"{', '.join(parts)} in {len(files)} file(s); {ncalls} HTTP call(s): {calls['matched']} matched, "
-              f"{calls['phantom']} phantom, {calls['method-mismatch']} method mismatch, {calls['unresolved']} unresolved; "
-              f"{endpoints} endpoint(s) in {contracts} contract(s)")
-    sys.stdout.flush()
-    return EXIT_FINDINGS if sev["error"] else EXIT_OK
-
-
-def _calls(runs: list[_Run], out: _Output, fmt: str) -> int:
+# ====================================================================== calls
+def _calls(runs: list[Run], out: Output, fmt: str) -> int:
     rows = []
     for run in runs:
         root = run.project.root
         for st in run.index.all_statuses():
             c = st.call
-            if not _in_selection(c.file, run.project.selected):
+            if not in_selection(c.file, run.project.selected):
                 continue
             line, col = out.position(run, c.file, c.span.start)
             matched = st.status == "matched"

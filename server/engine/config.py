@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from specward.analyzers.codes import CODES
 from specward.analyzers.model import Finding, Span
@@ -77,6 +77,36 @@ class ContextSettings(BaseModel):
     forbids: list[ContextRule] = Field(default_factory=list)
 
 
+def _unknown_codes(codes) -> list[str]:
+    return sorted(set(codes) - set(CODES))
+
+
+class Gates(BaseModel):
+    """The ``[gates]`` table: which codes fail ``specward check`` whatever their severity
+    (``hard``), and which never do (``soft``: reported, and listed in the summary as
+    accepted). Every other code fails the run when its finding is an error."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    hard: list[str] = Field(default_factory=list)
+    soft: list[str] = Field(default_factory=list)
+
+    @field_validator("hard", "soft")
+    @classmethod
+    def _known(cls, value: list[str]) -> list[str]:
+        unknown = _unknown_codes(value)
+        if unknown:
+            raise ValueError(f"unknown diagnostic code(s) {', '.join(unknown)}")
+        return value
+
+    @model_validator(mode="after")
+    def _apart(self) -> "Gates":
+        both = sorted(set(self.hard) & set(self.soft))
+        if both:
+            raise ValueError(f"code(s) both hard and soft: {', '.join(both)}")
+        return self
+
+
 class Settings(BaseModel):
     """The ``[tool.specward]`` table. Every key is optional."""
 
@@ -116,6 +146,10 @@ class Settings(BaseModel):
     build: str | None = Field(default=None, max_length=1000, description="The build or test command the slice "
                               "stage runs on its generated files (in a scratch copy) before they are offered; run "
                               "only in a workspace the user trusts.")
+    baseline: str | None = Field(default=None, min_length=1, description="The baseline file (relative to the "
+                                 "project root) whose findings `specward check` does not fail on and the editor "
+                                 "shows as hints (docs/ci.md).")
+    gates: Gates = Field(default_factory=Gates)
     # never a workspace's: a repository would send the user's key, or the prompts, where it likes
     api_base: Any = Field(default=None, exclude=True)
     api_key: Any = Field(default=None, exclude=True, repr=False)
@@ -130,7 +164,7 @@ class Settings(BaseModel):
     @field_validator("severity")
     @classmethod
     def _known_codes(cls, value: dict[str, str]) -> dict[str, str]:
-        unknown = sorted(set(value) - set(CODES))
+        unknown = _unknown_codes(value)
         if unknown:
             raise ValueError(f"unknown diagnostic code(s) {', '.join(unknown)}; known: {', '.join(sorted(CODES))}")
         return value

@@ -38,6 +38,7 @@ from ..engine.index import BuildCancelled, WorkspaceIndex
 from ..engine.reading import read_data
 from ..engine.watcher import DiskWatcher
 from . import convert
+from .baseline_marks import BaselineMarks
 
 if TYPE_CHECKING:
     from .server import SpecwardServer
@@ -87,6 +88,8 @@ class Session:
         # gets pushed diagnostics (Neovim 0.11) is answered empty reports.
         self.pull = bool(caps.text_document and caps.text_document.diagnostic and caps.workspace
                          and caps.workspace.diagnostics and caps.workspace.diagnostics.refresh_support)
+        # the configuration's baseline: its findings are shown as hints (baseline_marks.py)
+        self.baseline = BaselineMarks(self.root, self._warn_soon)
         self.closing = False  # shutdown() was called: no job starts any more
         self._job_lock = threading.Lock()
         self._busy = False  # a job is running on the index thread
@@ -270,6 +273,8 @@ class Session:
         """On the index thread: the diagnostics of these files that changed since they
         were last published, converted against the exact text that was analyzed."""
         out = []
+        if self.baseline_changed():  # every file with findings may show them otherwise
+            rels = set(rels) | self.index.finding_paths() | set(self.published)
         # open documents first: the one being edited is what the user is waiting for
         for rel in sorted(rels, key=lambda r: (r not in self.open, r)):
             try:
@@ -281,15 +286,42 @@ class Session:
                 out.append(params)
         return out
 
+    def baseline_changed(self) -> bool:
+        """On the index thread: the configuration names another baseline, or its file changed."""
+        renamed = self.baseline.configure(self.index.settings.baseline)
+        return self.baseline.refresh() or renamed
+
+    def findings_of(self, rel: str, lines: LineIndex) -> list:
+        """What the editor shows for ``rel``, analyzed as ``lines``: the index's findings, the
+        baseline's at hint severity."""
+        return self.baseline.mark(rel, self.index.findings(rel), lines.data)
+
+    def _lines_of(self, rel: str, snap: tuple[int | None, str] | None) -> LineIndex:
+        return self._open_lines(rel, snap[0], snap[1]) if snap is not None else self._disk_lines(rel)
+
+    def _warn_soon(self, message: str) -> None:
+        """A warning for the user from any thread (the baseline cannot be read)."""
+        def show() -> None:
+            try:
+                self.server.window_show_message(lsp.ShowMessageParams(type=lsp.MessageType.Warning, message=message))
+            except Exception:  # noqa: BLE001 - a message that cannot be sent is logged only
+                log.warning("%s", message)
+        self.loop.call_soon_threadsafe(show)
+
     def _prepare_one(self, rel: str) -> lsp.PublishDiagnosticsParams | None:
         """The publish of one file, or None when it would repeat the last one. An empty list
         goes out to clear a file published with findings, and once to an open document
         whose editor text has not been published yet (``unannounced``); a clean file on
         disk is never published."""
-        findings = self.index.findings(rel)
         snap = self.snapshots.get(rel) if rel in self.open else None
         if rel not in self.open:
             self.unannounced.discard(rel)
+        version = snap[0] if snap is not None else None
+        index = None
+        findings = self.index.findings(rel)
+        if findings and self.baseline.covers(rel):  # (the text is read only for this)
+            index = self._lines_of(rel, snap)
+            findings = self.baseline.mark(rel, findings, index.data)
         # its first publish carries the version of the editor text that was analyzed
         first = snap is not None and rel in self.unannounced
         key = tuple((f.code, f.severity, f.message, f.span) for f in findings)
@@ -298,12 +330,8 @@ class Session:
         if not findings and rel not in self.published and not first:
             return None
         self.unannounced.discard(rel)
-        if snap is not None:
-            version, text = snap
-            index = self._open_lines(rel, version, text)
-        else:
-            version = None
-            index = self._disk_lines(rel)
+        if index is None:
+            index = self._lines_of(rel, snap)
         diags = [convert.diagnostic(f, index, self.encoding) for f in findings]
         if findings:
             self.published[rel] = (key, version)
@@ -389,7 +417,7 @@ class Session:
             rels = set()
             for p in files:
                 rel = self.index.ws.rel(p)
-                if rel and self.index.tracked(rel):
+                if rel and (self.index.tracked(rel) or rel == self.baseline.rel()):
                     rels.add(rel)
             for d in dirs:
                 rel = self.index.ws.rel(d)

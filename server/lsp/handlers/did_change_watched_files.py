@@ -17,6 +17,6 @@ def handle(ls: SpecwardServer, params: lsp.DidChangeWatchedFilesParams) -> None:
     rels = set()
     for change in params.changes:
         rel = session.rel_of_uri(change.uri)
-        if rel is not None and session.index.tracked(rel):
+        if rel is not None and (session.index.tracked(rel) or rel == session.baseline.rel()):
             rels.add(rel)
     session.disk_changed(rels)
