@@ -48,6 +48,8 @@ CODES: dict[str, Code] = {
         Code("unknown-parameter", "warning", "Query parameter that the endpoint does not declare"),
         Code("missing-parameter", "error", "Call that leaves out a query parameter the endpoint requires"),
         Code("unknown-response-field", "warning", "Read of a response field that the endpoint's schema does not have"),
+        Code("unknown-suppression", "warning", "Suppression comment that names no code it can suppress"),
+        Code("unused-suppression", "warning", "Suppression comment that suppresses no finding"),
     )
 }
 

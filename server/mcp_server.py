@@ -283,7 +283,7 @@ class Tools:
 
     def _checked(self, rel: str, content: str, exists: bool) -> dict:
         index = self.index
-        found = index.findings(rel)
+        found = index.findings(rel, suppress=False)  # written by a model: its comments hide nothing
         lines = LineIndex.of_text(content)
         texts: dict[str, LineIndex] = {}
         results = []

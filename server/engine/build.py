@@ -143,7 +143,7 @@ class BuildSteps:
         cached = self.cache.digests() if self.cache else {}
         self.digests.clear(), self.skipped.clear(), self.contracts.clear(), self.problems.clear()
         self.routes.clear(), self._cached_matches.clear(), self.analysis_findings.clear()
-        self.mounts.clear()
+        self.mounts.clear(), self.suppressions.clear()
         self._composed = None
         for f in self.ws.skipped_findings():  # refused by the walk: a link out, a folder too deep
             self.problems[f.file] = (*self.problems.get(f.file, ()), f)
@@ -172,6 +172,7 @@ class BuildSteps:
                 continue
             self.digests[rel] = ft.digest
             self.generated.seen(rel, ft.text)  # a provenance header (generated.py): a substring test
+            self._note_suppressions(rel, ft.text)  # `specward: ignore[...]` comments: a substring test too
             if cached.get(rel) == ft.digest:
                 self.facts.known_stored(rel)  # loaded only if some file must be re-linked
                 done += 1
@@ -186,7 +187,9 @@ class BuildSteps:
         self.stats["cached_files"] = float(done)
         self.stats["parsed_files"] = float(len(todo))
         for rel in contracts:
-            self._load_contract(rel, self.ws.read(rel))
+            ft = self.ws.read(rel)
+            self._load_contract(rel, ft)
+            self._note_suppressions(rel, ft.text)
         self._rebuild_table()
         fresh = {rel for rel, _, _ in todo}
         relink = self._reuse_links(sorted(self.digests), fresh)

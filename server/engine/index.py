@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Callable, Iterable
 
 from specward.analyzers.analyses import AnalysisInput, Context, analyze
+from specward.analyzers.codes import CODES
 from specward.analyzers.registry_rule import (hallucinated_package_findings, missing_from_findings, names_to_ask,
                                               replace_import_findings)
 from specward.analyzers.contracts import parse_contract
@@ -32,6 +33,7 @@ from specward.analyzers.http import LINKER_VERSION, HttpCall, Linker
 from specward.analyzers.matching import CallStatus, EndpointTable, Matcher, endpoint_id, unused_endpoint_findings
 from specward.analyzers.model import ContractFacts, Endpoint, FileFacts, Finding, Route, RouteMount, Span
 from specward.analyzers.resolve import ResolverConfig, is_resolver_config
+from specward.analyzers.suppression import Suppression, apply as apply_suppressions, parse as parse_suppressions
 
 from .cache import FactsCache
 from .config import LoadedConfig, Settings, load_config
@@ -68,6 +70,9 @@ class WorkspaceIndex(BuildSteps, UpdateSteps):
         self.facts = FactsStore(None, self.digests)
         self.problems: dict[str, tuple[Finding, ...]] = {}
         self.routes: dict[str, tuple[Route, ...]] = {}  # backend route declarations per file
+        # the inline `specward: ignore[...]` comments of the indexed files (sources and
+        # contracts) that have any (analyzers/suppression.py), read where their text is
+        self.suppressions: dict[str, tuple[Suppression, ...]] = {}
         self.mounts: dict[str, tuple[RouteMount, ...]] = {}  # routers mounted under others, per file
         self._composed: list | None = None  # routes.compose() of routes and mounts, until one changes
         # the list last composed: a composition equal to it is that list again (the same
@@ -209,6 +214,17 @@ class WorkspaceIndex(BuildSteps, UpdateSteps):
                 self._set_analysis(rel, None)
             else:
                 self._set_analysis(rel, *analyze(facts, ctx))
+
+    def _note_suppressions(self, rel: str, text: str | None) -> bool:
+        """Record the suppression comments of an indexed file's text (None: it has none any
+        more); returns whether they changed. A text without ``specward:`` costs a substring test."""
+        found = parse_suppressions(text) if text is not None else ()
+        if not found:
+            return self.suppressions.pop(rel, None) is not None
+        if self.suppressions.get(rel) == found:
+            return False
+        self.suppressions[rel] = found
+        return True
 
     def _load_contract(self, rel: str, ft: FileText) -> None:
         if ft.text is None:
@@ -535,8 +551,10 @@ class WorkspaceIndex(BuildSteps, UpdateSteps):
         return self._rematch(list(self.calls))
 
     # ================================================================== queries
-    def findings(self, rel: str) -> list[Finding]:
-        """All findings of one file, with configured severities applied."""
+    def findings(self, rel: str, suppress: bool = True) -> list[Finding]:
+        """All findings of one file, with configured severities applied and, unless
+        ``suppress`` is False, its inline ``specward: ignore[...]`` comments (the covered
+        findings dropped, ``unknown-suppression``/``unused-suppression`` added)."""
         with self.lock:
             out: list[Finding] = list(self.problems.get(rel, ()))
             out.extend(self._with_registry(rel, self.analysis_findings.get(rel, ())))
@@ -556,7 +574,13 @@ class WorkspaceIndex(BuildSteps, UpdateSteps):
             out.extend(self.context.findings.get(rel, ()))
             out.extend(self.generated.findings_of(rel))
             out.extend(self.drift_findings(rel))
-            return self._apply_severity(out)
+            out = self._apply_severity(out)
+            found = self.suppressions.get(rel) if suppress else None
+            if found is not None:
+                # after the severities: a finding turned off does not exist (its suppression is
+                # unused); the suppressions' own findings are configurable like any other
+                out = self._apply_severity(apply_suppressions(rel, out, found, CODES))
+            return out
 
     def _with_registry(self, rel: str, found: tuple[Finding, ...]) -> tuple[Finding, ...] | list[Finding]:
         """``found`` with the registry's answers, when the registry check is on: a package
@@ -602,7 +626,7 @@ class WorkspaceIndex(BuildSteps, UpdateSteps):
         with self.lock:
             paths = (set(self.statuses) | set(self.contracts) | set(self.problems) | set(self.analysis_findings)
                      | set(self.input_problems) | set(self.context.findings) | self.generated.paths()
-                     | set(self.drift_findings()))
+                     | set(self.drift_findings()) | set(self.suppressions))
             if self.config.source is not None and self.config.problems:
                 paths.add(self.config.source.relative_to(self.root).as_posix())
             return paths

@@ -73,8 +73,14 @@ class UpdateSteps:
         self.collector_held |= held
         with self.lock, _collector_paused(resume=not held):
             before = self.generated.before(rel)  # a contract's previous version (generated.py)
-            return (self._update_any(rel, text, incremental) | self._context_changed(rel, text)
-                    | self.generated.after(rel, text, incremental, before))
+            affected = (self._update_any(rel, text, incremental) | self._context_changed(rel, text)
+                        | self.generated.after(rel, text, incremental, before))
+            # its suppression comments, when it is indexed (a source or a contract): changed
+            # ones change its findings even when its facts only moved
+            indexed = text is not None and (rel in self.digests or rel in self.contracts)
+            if self._note_suppressions(rel, text if indexed else None):
+                affected.add(rel)
+            return affected
 
     def _context_changed(self, rel: str, text: str | None) -> set[str]:
         """What the context manifests make of a change (contexts.ContextState.changed)."""

@@ -50,6 +50,9 @@ def _actions(session: Session, params: lsp.CodeActionParams) -> list[lsp.CodeAct
         if diag.source == "specward" and diag.code in ANALYSIS_FIXES:
             out.extend(_analysis_fixes(session, rel, uri, version, lines, diag))
             continue
+        if diag.source == "specward" and diag.code == "unknown-suppression":
+            out.extend(_suppression_fixes(session, rel, uri, version, lines, diag))
+            continue
         if diag.source == "specward" and diag.code in FIELD_CODES:
             out.extend(_field_fixes(session, rel, uri, version, lines, diag, statuses))
             continue
@@ -283,6 +286,17 @@ def _analysis_fixes(session: Session, rel: str, uri: str, version: int | None, l
             out.append(action)
         break
     return out
+
+
+def _suppression_fixes(session: Session, rel: str, uri: str, version: int | None, lines: LineIndex,
+                       diag: lsp.Diagnostic) -> list[lsp.CodeAction]:
+    """A code misspelt in a ``specward: ignore[...]`` comment: the nearest known code."""
+    at = convert.offset_of(lines, diag.range.start, session.encoding)
+    for finding in session.index.findings(rel):
+        if finding.code == diag.code and finding.span.start <= at <= finding.span.end:
+            return [_fix(title, uri, version, lines, Span(s, e), new, diag, session.encoding, preferred=i == 0)
+                    for i, (title, file, s, e, new) in enumerate(dict(finding.data).get("fixes", ())) if file == rel]
+    return []
 
 
 def _field_fixes(session: Session, rel: str, uri: str, version: int | None, lines: LineIndex,
