@@ -169,6 +169,18 @@ class Settings(BaseModel):
             raise ValueError(f"unknown diagnostic code(s) {', '.join(unknown)}; known: {', '.join(sorted(CODES))}")
         return value
 
+    @field_validator("baseline")
+    @classmethod
+    def _inside(cls, value: str | None) -> str | None:
+        if value is not None:
+            import posixpath
+
+            norm = posixpath.normpath(value.replace("\\", "/"))
+            if posixpath.isabs(norm) or re.match(r"^[A-Za-z]:", norm) or norm == ".." or norm.startswith("../"):
+                raise ValueError(f"the baseline must be a path inside the project, relative to its root: {value!r} "
+                                 "(--baseline FILE may name any file for one run)")
+        return value
+
     @field_validator("base_paths")
     @classmethod
     def _slash(cls, value: list[str]) -> list[str]:

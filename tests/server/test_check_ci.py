@@ -147,6 +147,13 @@ def test_the_configured_baseline_is_used_and_can_be_ignored(proj: Path):
     assert "baseline ci/baseline.json, named in the configuration, does not exist" in missing.stderr
 
 
+def test_a_configured_baseline_outside_the_project_is_invalid_configuration(proj: Path):
+    (proj / "specward.toml").write_text('baseline = "../elsewhere.json"\n', "utf-8")
+    out = run("check", "--no-cache", cwd=proj)
+    assert out.returncode == 2
+    assert "config-invalid" in out.stdout and "the baseline must be a path inside the project" in out.stdout
+
+
 @pytest.mark.parametrize("content, says", [
     ('{"specward_baseline": 1, "findings": [', "not valid JSON"),
     ('{"version": "2.1.0", "runs": []}', "not a specward baseline"),
