@@ -34,7 +34,12 @@ class BaselineError(ValueError):
 def fingerprint(code: str, data: bytes, start: int, end: int) -> str:
     """The identity of a finding ``code`` at bytes ``[start, end)`` of a file whose bytes are
     ``data`` (positions beyond them are clamped). The file is not in it: every use keys it
-    with its own path (the baseline's entries, a SARIF result's location)."""
+    with its own path (the baseline's entries, a SARIF result's location). A finding on no
+    text at all (the empty span at the file's start: a file skipped, a configuration
+    problem without a position) is the file's: its identity is the code alone, and ``data``
+    is not read (the file may be one that must not be read)."""
+    if start == end == 0:
+        data = b""
     start = max(0, min(start, len(data)))
     end = max(start, min(end, len(data)))
     line_start = data.rfind(b"\n", 0, start) + 1

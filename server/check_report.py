@@ -258,7 +258,8 @@ def _items(runs: list[Run], out: Output, base: _Baseline) -> list[_Item]:
         for f in findings_of(run):
             line, col = out.position(run, f.file, f.span.start)
             end_line, end_col = out.position(run, f.file, f.span.end)
-            fp = bl.fingerprint(f.code, out.data(run, f.file), f.span.start, f.span.end)
+            data = out.data(run, f.file) if f.span.end > 0 else b""  # (a file-level finding: nothing read)
+            fp = bl.fingerprint(f.code, data, f.span.start, f.span.end)
             row = report_formats.Row(out.path(root, f.file), line, col, end_line, end_col, f.code, f.severity,
                                      f.message, fp)
             items.append(_Item(run, f, row, bl.Keyed(f, base.rel(os.path.join(root, f.file)), fp, line)))
