@@ -43,6 +43,7 @@ from specward.analyzers.matching import full_path
 from . import (context_cli, export_cli, generate_cli, impact_cli, ledger_cli, mcp_server, mock_cli, restore_cli,
                routes_cli, runs_cli, score_cli)
 from . import terminal
+from .arg_types import int_at_least
 from .check_report import Options, Output, Project, ReportError, Run, check, config_rel, in_selection, show_path
 from .engine.index import WorkspaceIndex
 from .engine.reading import shown
@@ -66,16 +67,6 @@ def version() -> str:
         return dist_version("specward")
     except PackageNotFoundError:
         return "unknown"
-
-
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f"must be positive: {text}")
-    return value
 
 
 def _positive_float(text: str) -> float:
@@ -103,7 +94,7 @@ def _parser() -> argparse.ArgumentParser:
     serve = sub.add_parser("serve", help="run the language server over stdio")
     serve.add_argument("--stdio", action="store_true", help="use stdio (the default and only transport)")
     serve.add_argument("--log-file", help="also write the server log to this file")
-    serve.add_argument("--max-message-bytes", type=_positive_int, default=256 * 1024 * 1024, metavar="N",
+    serve.add_argument("--max-message-bytes", type=int_at_least(1), default=256 * 1024 * 1024, metavar="N",
                        help="refuse a message whose Content-Length exceeds N bytes (default: 256 MiB)")
     serve.add_argument("--body-timeout", type=_positive_float, default=30.0, metavar="SECONDS",
                        help="drop a message whose body stops arriving for SECONDS (default: 30)")
@@ -165,19 +156,9 @@ def _add_ci_options(c: argparse.ArgumentParser) -> None:
                         "plus uncommitted and untracked files) and the files whose findings depend on them")
     c.add_argument("--exit-zero", action="store_true", help="exit 0 even when findings fail the run")
     c.add_argument("--statistics", action="store_true", help="print how many findings each code has")
-    c.add_argument("--max-warnings", type=_count, metavar="N", help="fail when there are more than N warnings")
+    c.add_argument("--max-warnings", type=int_at_least(0), metavar="N", help="fail when there are more than N warnings")
     c.add_argument("--color", choices=("auto", "always", "never"), default="auto",
                    help="colour the text output (auto: when standard output is a terminal and NO_COLOR is unset)")
-
-
-def _count(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must not be negative: {text}")
-    return value
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -26,6 +26,7 @@ from specward.analyzers import ledger as core
 from specward.analyzers.lines import LineIndex
 from specward.analyzers.model import Finding
 
+from .arg_types import int_at_least
 from .engine import ledger as store
 from .engine.reading import shown
 from .engine.workspace import find_project_root
@@ -40,16 +41,6 @@ def _non_negative(text: str) -> float:
         raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
     if not value >= 0 or value == float("inf"):
         raise argparse.ArgumentTypeError(f"must be a number of days, 0 or more: {text}")
-    return value
-
-
-def _line_number(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a line number: {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be 0 or more: {text}")
     return value
 
 
@@ -74,7 +65,7 @@ def add_subparser(subparsers) -> argparse.ArgumentParser:
     c.add_argument("--names", default="", help="the names it imported, comma-separated (none: '')")
     c.add_argument("--reason", default="file_not_found", help="file_not_found (default) or missing_export")
     c.add_argument("--file", required=True, help="the file of the broken import (workspace-relative)")
-    c.add_argument("--line", type=_line_number, default=0, help="its line (1-based)")
+    c.add_argument("--line", type=int_at_least(0, "a line number"), default=0, help="its line (1-based)")
     c.add_argument("--fix-kind", required=True, help=f"how it was fixed: {', '.join(core.FIX_KINDS)}")
     c.add_argument("--fix-target", default="", help="the new module (rewrite_import), old=new (rename), "
                                                      "the file (create_file, append_to_file)")

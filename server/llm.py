@@ -49,7 +49,7 @@ HOW_TO_CONFIGURE = (
     "set SPECWARD_MODEL to a litellm model name (e.g. openai/gpt-4o-mini), and SPECWARD_API_BASE and "
     "SPECWARD_API_KEY as the provider needs, in the environment or as model, api_base and api_key in "
     "{settings}")
-HOW_TO_INSTALL = "install the LLM extra: pip install 'specward[llm]'"
+HOW_TO_INSTALL = 'install the LLM extra: pip install "specward[llm] @ git+https://github.com/specward/specward" (docs/install.md)'
 
 
 class LLMError(Exception):
@@ -128,7 +128,7 @@ def load_config(env: dict[str, str] | None = None, workspace_model: str | None =
         values["model"], sources["model"] = workspace_model.strip(), "workspace"
     if "model" not in values:
         raise LLMNotConfigured("no model configured: " + HOW_TO_CONFIGURE.format(settings=path)
-                               + "; the LLM extra must be installed too: pip install 'specward[llm]'")
+                               + "; the LLM extra must be installed too: " + HOW_TO_INSTALL.split(': ', 1)[1])
     return LLMConfig(values["model"], values.get("api_base"), values.get("api_key"),
                      tuple(sorted(sources.items())))
 

@@ -23,7 +23,7 @@ lexically (``analyzers/stages/confine.py``: no ``..`` escape, no drive, no NUL) 
 disk (``stages_paths.resolve_inside``: no symlink out); an absolute path is accepted only
 inside the workspace root, and used relative to it.
 
-The MCP SDK (``pip install 'specward[mcp]'``) is imported only by :func:`serve`; the
+The MCP SDK (the ``mcp`` extra, docs/install.md) is imported only by :func:`serve`; the
 :class:`Tools` class below is plain Python over the index, tested without it.
 """
 
@@ -609,7 +609,9 @@ def serve(workspace: str | None = None, use_cache: bool = True) -> int:
     try:
         import mcp  # noqa: F401
     except ImportError:
-        print("specward: error: `specward mcp` needs the MCP SDK: pip install 'specward[mcp]'", file=sys.stderr)
+        print("specward: error: `specward mcp` needs the MCP SDK: install specward with its mcp extra "
+              "(pip install \"specward[mcp] @ git+https://github.com/specward/specward\"; docs/install.md)",
+              file=sys.stderr)
         return 2
     if workspace is not None:
         start = Path(workspace)

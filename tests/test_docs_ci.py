@@ -56,3 +56,16 @@ def test_the_exit_code_table_matches_the_code():
     statuses = {int(m) for m in re.findall(r"(?m)^\| (\d+) \|", table)}
     assert statuses == {check_report.EXIT_OK, check_report.EXIT_FINDINGS, check_report.EXIT_USAGE, 13}
     assert cli.EXIT_ERROR == check_report.EXIT_USAGE  # an internal error shares 2, never 1
+
+
+def test_no_page_promises_an_index_install_before_specward_is_published():
+    """specward is not on PyPI yet: no page or message may tell a user to install it from an
+    index (docs/install.md explains this, and is the one page allowed to name the command)."""
+    root = DOCS.parent
+    promise = re.compile(r"pipx? install (-U )?['\"]?specward\b")
+    places = [*DOCS.rglob("*.md"), root / "README.md", root / "client-vscode/README.md",
+              root / "client-vscode/package.json", *root.glob("client-vscode/src/*.ts"), *root.glob("server/**/*.py")]
+    bad = [f"{p.relative_to(root)}:{n}" for p in places if p.name != "install.md"
+           for n, line in enumerate(p.read_text("utf-8").splitlines(), 1)
+           if promise.search(line) and "git+" not in line]
+    assert bad == []

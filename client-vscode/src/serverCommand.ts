@@ -57,7 +57,7 @@ export const SERVE_ARGS = ['serve'];
 export const PYTHON_SERVE_ARGS = ['-m', 'specward.server', 'serve'];
 
 export const INSTALL_HINT =
-  'Install it with `pip install specward` (so that `specward` is on your PATH, or into the ' +
+  'Install it with `pip install "git+https://github.com/specward/specward"` (specward is not on PyPI yet; so that `specward` is on your PATH, or into the ' +
   'interpreter selected in the Python extension), or set `specward.serverPath` to the ' +
   '`specward` executable (or `specward.pythonPath` to a Python that has specward installed) ' +
   'in your user settings.';
@@ -125,7 +125,7 @@ export async function resolveServerCommand(input: DiscoveryInput): Promise<Resol
     if (exe === undefined) {
       return notFound(`specward.serverPath is set to "${serverPath}", but that is not an executable file ` +
         '(use an absolute path, or a name on PATH). Point it at the `specward` executable ' +
-        '(`pip install specward` installs it), or clear it to let the extension look for specward.', notes);
+        '(`pip install "git+https://github.com/specward/specward"` installs it), or clear it to let the extension look for specward.', notes);
     }
     return found(exe, SERVE_ARGS, 'serverPath', 'specward.serverPath', notes);
   }
@@ -140,7 +140,7 @@ export async function resolveServerCommand(input: DiscoveryInput): Promise<Resol
     }
     if (!(await hasSpecward(py))) {
       return notFound(`specward.pythonPath is set to "${py}", but specward is not installed in that ` +
-        `interpreter: run \`"${py}" -m pip install specward\`, or point the setting at another interpreter.`, notes);
+        `interpreter: run \`"${py}" -m pip install "git+https://github.com/specward/specward"\`, or point the setting at another interpreter.`, notes);
     }
     return found(py, PYTHON_SERVE_ARGS, 'pythonPath', 'specward.pythonPath', notes);
   }
@@ -162,7 +162,7 @@ export async function resolveServerCommand(input: DiscoveryInput): Promise<Resol
         notes.push(`The Python extension's interpreter (${interp}) is not an executable file.`);
       } else if (!(await hasSpecward(py))) {
         notes.push(`The interpreter selected in the Python extension (${py}) does not have specward installed: ` +
-          `\`"${py}" -m pip install specward\` would do.`);
+          `\`"${py}" -m pip install "git+https://github.com/specward/specward"\` would do.`);
       } else {
         return found(py, PYTHON_SERVE_ARGS, 'pythonExtension', "the Python extension's interpreter", notes);
       }

@@ -112,7 +112,7 @@ describe('server discovery order', () => {
       which: fakeWhich(EVERYTHING).which,
     })));
     assert.match(r.message, /specward\.serverPath is set to "\/nowhere\/specward"/);
-    assert.match(r.message, /pip install specward/);
+    assert.match(r.message, /pip install "git\+https:\/\/github\.com\/specward\/specward"/);
   });
 
   it('does not fall back when specward.pythonPath is set but wrong', async () => {
@@ -129,7 +129,7 @@ describe('server discovery order', () => {
       which: fakeWhich(EVERYTHING).which,
       hasSpecward: (py) => py !== '/opt/py/bin/python',
     })));
-    assert.match(r.message, /"\/opt\/py\/bin\/python" -m pip install specward/);
+    assert.match(r.message, /"\/opt\/py\/bin\/python" -m pip install "git\+https:\/\/github\.com\/specward\/specward"/);
   });
 
   it("skips the Python extension's interpreter when specward is not installed in it", async () => {
@@ -147,7 +147,7 @@ describe('the not-found message', () => {
   it('says exactly what to install and which setting to set', async () => {
     const r = expectNotFound(await resolveServerCommand(base()));
     assert.match(r.message, /^specward: the language server was not found\./);
-    assert.match(r.message, /`pip install specward`/);
+    assert.match(r.message, /`pip install "git\+https:\/\/github\.com\/specward\/specward"`/);
     assert.match(r.message, /`specward\.serverPath`/);
     assert.match(r.message, /`specward\.pythonPath`/);
     assert.deepEqual(r.notes, []);
@@ -210,7 +210,7 @@ describe('untrusted workspaces', () => {
       pythonExtensionInterpreter: () => { asked++; return '/repo/.venv/bin/python'; },
     })));
     assert.equal(asked, 0);
-    assert.match(r.message, /pip install specward/);
+    assert.match(r.message, /pip install "git\+https:\/\/github\.com\/specward\/specward"/);
     assert.match(r.message, /not trusted/);
   });
 

@@ -197,7 +197,7 @@ def test_no_model_configured(ws: Path, tmp_path: Path):
     out = specward("generate", "contract", "specs/notes.md", "--yes", cwd=ws, env=base_env(tmp_path))
     assert out.returncode == 2
     assert "no model configured" in out.stderr and "SPECWARD_MODEL" in out.stderr
-    assert "pip install 'specward[llm]'" in out.stderr and "settings.toml" in out.stderr
+    assert 'pip install "specward[llm] @ git+https://github.com/specward/specward"' in out.stderr and "settings.toml" in out.stderr
     assert not (ws / ".specward").exists()
 
 
