@@ -1041,7 +1041,7 @@ class _Program(RoutesMixin, ReadsMixin, ModelsMixin):
                 r = self.expr(inner, rec, scope, depth + 1) if inner.type in _STRINGISH and depth < 12 else None
                 if r is None:
                     return None
-                options.extend(o.options if len(r) == 1 and type(r[0]) is Alt else (r,))  # type: ignore[union-attr]
+                options.extend(r[0].options if len(r) == 1 and type(r[0]) is Alt else (r,))  # type: ignore[union-attr]
             if not options:
                 return None
             if len(options) == 1:

@@ -174,6 +174,9 @@ export function notes(id?: string) {
 export function me() {
   return fetch(localStorage.getItem('profileUrl') ?? '/api/users/me');
 }
+export function nested(a: boolean, b: boolean) {
+  return fetch(a ? (b ? '/api/posts' : '/api/posts/mine') : '/api/postx');
+}
 """)
     assert got == [
         "web/src/posts.ts:2 GET /api/posts/mine matched",
@@ -181,6 +184,8 @@ export function me() {
         "web/src/posts.ts:8 GET /api/items/{id}/notes matched",
         "web/src/posts.ts:11 GET /api/users/me unresolved (one branch of the conditional URL cannot be "
         "resolved (computed by localStorage.getItem()))",
+        # a conditional inside a branch: its candidates join the others (this raised before)
+        "web/src/posts.ts:14 GET /api/postx phantom",
     ]
 
 
