@@ -17,10 +17,12 @@ standard error says once, as a note, that the phantom-API checks were skipped
 (exit 2; ``--allow-no-contract`` makes it a warning). A contract that exists but is not
 valid is a ``contract-invalid`` finding, whatever the options.
 
-Exit codes of ``check``: 0 when no error-severity finding, 1 when there is one, 2 for
-usage errors, an invalid configuration (reported after checking with the defaults), no
-contract where one is required (above) and an internal error (one line on standard error:
-a crash never looks like findings). ``calls`` exits 0 or 2.
+Exit codes of ``check`` (the table: ``docs/ci.md``): 0 when no finding fails the run, 1 when
+one does (an error, unless its code is a soft gate; a hard gate's finding; more warnings than
+``--max-warnings``; findings a baseline records never fail it), 2 for usage errors, an
+invalid configuration (reported after checking with the defaults), a baseline that cannot
+be used, no contract where one is required (above) and an internal error (one line on
+standard error: a crash never looks like findings). ``calls`` exits 0 or 2.
 Lines and columns printed are 1-based; columns count Unicode code points. File names are
 kept as the bytes they are: JSON output carries a name that is not UTF-8 with its
 surrogate escapes (``\udcff``, ``os.fsencode`` gives the bytes back), text output prints
