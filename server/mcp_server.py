@@ -212,25 +212,6 @@ class Tools:
             break
         return out
 
-    # a contract's update moves its contract-change-impact baseline (engine/generated.py):
-    # a proposed text and the disk's again would read as two changes, so the baseline of
-    # ``rel`` is put back as it was before the check
-    _GENERATED = ("_base", "impact", "_readable", "_views")
-
-    def _generated_state(self, rel: str) -> dict[str, tuple[bool, Any]]:
-        state = self.index.generated
-        return {name: (rel in getattr(state, name), getattr(state, name).get(rel)) for name in self._GENERATED
-                if isinstance(getattr(state, name, None), dict)}
-
-    def _restore_generated_state(self, rel: str, kept: dict[str, tuple[bool, Any]]) -> None:
-        state = self.index.generated
-        for name, (present, value) in kept.items():
-            table = getattr(state, name)
-            if present:
-                table[rel] = value
-            else:
-                table.pop(rel, None)
-
     def check_text(self, path: str, content: str) -> dict:
         """The findings specward would publish for ``path`` if it held ``content``; the
         file is not written, and the index is the disk's again afterwards."""
@@ -271,7 +252,7 @@ class Tools:
         rels = self._proposed(files)
         self.wait()
         with self.lock:
-            kept = {rel: self._generated_state(rel) for rel in rels}
+            kept = {rel: self.index.generated.keep(rel) for rel in rels}  # (engine/generated.py)
             try:
                 for rel, content in rels.items():
                     self.index.update(rel, content)
@@ -279,7 +260,7 @@ class Tools:
             finally:
                 for rel in rels:
                     self.index.update_from_disk(rel)
-                    self._restore_generated_state(rel, kept[rel])
+                    self.index.generated.put_back(rel, kept[rel])
 
     def _checked(self, rel: str, content: str, exists: bool) -> dict:
         index = self.index

@@ -120,6 +120,23 @@ class GeneratedState:
         self._recalled: OrderedDict[str, dict] = OrderedDict()  # full hash -> view
         self._views: dict[str, Views] = {}  # of each contract's version at its last update
 
+    # ------------------------------------------------------------------ a proposal checked
+    # A contract's update moves its contract-change-impact baseline: a proposed text checked
+    # and then the disk's text again would read as two changes. ``kept = state.keep(rel)``
+    # before such a check and ``state.put_back(rel, kept)`` after it leave ``rel`` as it was.
+    _PER_CONTRACT = ("_base", "impact", "_readable", "_views")
+
+    def keep(self, rel: str) -> dict[str, tuple[bool, object]]:
+        return {name: (rel in getattr(self, name), getattr(self, name).get(rel)) for name in self._PER_CONTRACT}
+
+    def put_back(self, rel: str, kept: dict[str, tuple[bool, object]]) -> None:
+        for name, (present, value) in kept.items():
+            table = getattr(self, name)
+            if present:
+                table[rel] = value
+            else:
+                table.pop(rel, None)
+
     # ------------------------------------------------------------------ what the index asks
     def findings_of(self, rel: str) -> tuple[Finding, ...]:
         return self.findings.get(rel, ()) + self.impact.get(rel, ())
