@@ -368,10 +368,57 @@ def _pattern_kinds(q: Query) -> list[str | None]:
     return out
 
 
-_QUERIES: dict[str, tuple] = {}
+_QUERIES: dict[str, "_Queries"] = {}
+# whether a grammar's statement-level steps (an edit's: queries 0 and 2 of ``_queries``) are
+# compiled with the others, on first use of the grammar (the server: its first keystroke
+# would pay for them) or only when a statement is extracted (parser processes extract whole
+# files only: the split ecma-top*.scm queries are ~0.35 s of their start-up)
+STATEMENT_QUERIES_EAGER = True
 
 
-def _queries(grammar: str) -> tuple:
+class _Queries:
+    """A grammar's query steps (see ``_queries``), indexed like a tuple; the
+    statement-level ones (0 and 2) compiled on first use unless eager."""
+
+    __slots__ = ("grammar", "items")
+
+    def __init__(self, grammar: str) -> None:
+        self.grammar = grammar
+        extra = _extra_top(grammar)
+        deep = languages.query(grammar, "ecma-deep.scm")
+        deep_step = (deep, _pattern_kinds(deep), False, None)
+        # the deep query with ecma-loading.scm's patterns added (one traversal either way)
+        both = Query(languages.grammar(grammar),
+                     languages.query_source("ecma-deep.scm") + "\n" + languages.query_source("ecma-loading.scm"))
+        loading = (both, _pattern_kinds(both), False, None)
+        top_src = languages.query_source("ecma-top.scm")
+        tops = Query(languages.grammar(grammar), top_src + "\n" + languages.query_source(extra))
+        # ecma-top.scm's patterns come first: as many as start within its text
+        n = len(top_src.encode("utf-8"))
+        split = sum(1 for i in range(tops.pattern_count) if tops.start_byte_for_pattern(i) < n)
+        top = (tops, _pattern_kinds(tops), True, split)
+        self.items: list = [None, languages.query(grammar, "ecma-members.scm"), None, (deep_step, top), (loading, top)]
+        if STATEMENT_QUERIES_EAGER:
+            self[0], self[2]
+
+    def __getitem__(self, i: int):
+        got = self.items[i]
+        if got is None:
+            steps = [self.items[3][0]]
+            for name in ("ecma-top.scm", _extra_top(self.grammar)):
+                q = languages.query(self.grammar, name)
+                steps.append((q, _pattern_kinds(q), True, None))
+            self.items[0] = tuple(steps)
+            self.items[2] = (self.items[4][0], *steps[1:])
+            got = self.items[i]
+        return got
+
+
+def _extra_top(grammar: str) -> str:
+    return "ecma-top-javascript.scm" if grammar == "javascript" else "ecma-top-typescript.scm"
+
+
+def _queries(grammar: str) -> _Queries:
     """((query, pattern kinds, module-level?, split) in dispatch order, members query, the
     same steps with ecma-loading.scm's patterns in the deep query, then both again for a
     whole tree: there the two module-level queries are one (one traversal of the top
@@ -379,20 +426,7 @@ def _queries(grammar: str) -> tuple:
     patterns before ``split`` (ecma-top.scm's) first) per grammar."""
     qs = _QUERIES.get(grammar)
     if qs is None:
-        extra = "ecma-top-javascript.scm" if grammar == "javascript" else "ecma-top-typescript.scm"
-        steps = []
-        for name, top in (("ecma-deep.scm", False), ("ecma-top.scm", True), (extra, True)):
-            q = languages.query(grammar, name)
-            steps.append((q, _pattern_kinds(q), top, None))
-        # the deep query with ecma-loading.scm's patterns added (one traversal either way)
-        both = Query(languages.grammar(grammar),
-                     languages.query_source("ecma-deep.scm") + "\n" + languages.query_source("ecma-loading.scm"))
-        loading = (both, _pattern_kinds(both), False, None)
-        tops = Query(languages.grammar(grammar),
-                     languages.query_source("ecma-top.scm") + "\n" + languages.query_source(extra))
-        top = (tops, _pattern_kinds(tops), True, steps[1][0].pattern_count)
-        qs = _QUERIES[grammar] = (tuple(steps), languages.query(grammar, "ecma-members.scm"),
-                                  (loading, *steps[1:]), (steps[0], top), (loading, top))
+        qs = _QUERIES[grammar] = _Queries(grammar)
     return qs
 
 

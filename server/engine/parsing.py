@@ -29,7 +29,7 @@ from multiprocessing import util
 
 from specward.analyzers import serial
 from specward.analyzers.analyses import thin
-from specward.analyzers.extract import extract, parse_source, warm_up
+from specward.analyzers.extract import ecma, extract, parse_source, warm_up
 from specward.analyzers.http import HttpCall, Linker
 from specward.analyzers.languages import language_of
 from specward.analyzers.model import FileFacts, Finding, Route, Span
@@ -75,6 +75,13 @@ def watch_parent(parent: int) -> None:
 def start_worker() -> None:
     """Parser-process start-up work: grammars and queries, loaded while the main process
     is still reading the files."""
+    _warm_up()
+
+
+def _warm_up() -> None:
+    """``warm_up`` for a parser process: it extracts whole files only, so an edit's
+    statement-level queries are never compiled here (``ecma.STATEMENT_QUERIES_EAGER``)."""
+    ecma.STATEMENT_QUERIES_EAGER = False
     warm_up()
 
 
@@ -171,7 +178,7 @@ def start_linking(root: str, walk: str, limit: int, queue, parent: int) -> None:
     # (tests/server/test_index.py checks it): the cyclic collector would only scan them
     # again and again, so it stays off for the life of this process
     gc.disable()
-    warm_up()
+    _warm_up()
     with open(walk, encoding="utf-8", errors="surrogateescape") as fh:  # file names as they are (bytes)
         listed, _, configs = fh.read().partition("\0\0")
     sources = listed.split("\0") if listed else []
