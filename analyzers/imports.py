@@ -707,7 +707,7 @@ class _Checker:
         """The file ``spec`` names, written through the tsconfig ``paths`` alias that covers
         it in this file's configuration (``../../utils/timing`` -> ``@/utils/timing``), when
         that alias names the same file again; None when no alias covers it."""
-        r = self.resolver.resolve(self.path, spec)
+        r = self.resolve(self.path, spec)  # (recorded: the fix depends on what it reads)
         if r.kind != FILE or r.path is None:
             return None
         ts = self.resolver.config.context(self.path.rpartition("/")[0]).ts
@@ -731,7 +731,7 @@ class _Checker:
                 if not star or not stem.startswith(head) or not stem.endswith(tail) or len(stem) < len(head) + len(tail):
                     continue
                 alias = prefix + stem[len(head):len(stem) - len(tail)] + suffix
-                back = self.resolver.resolve(self.path, alias)
+                back = self.resolve(self.path, alias)
                 if back.kind == FILE and back.path == r.path:
                     return alias
         return None
