@@ -194,9 +194,10 @@ def _read_baseline(path: Path, explicit: bool, out: Output) -> list[bl.Entry]:
         raise ReportError(f"baseline {shown(where)}: {exc}; nothing was changed") from None
 
 
-def _write_baseline(path: Path, items: list[_Item], runs: list[Run], base: _Baseline, out: Output) -> int:
+def _write_baseline(path: Path, items: list[_Item], runs: list[Run], out: Output) -> tuple[int, list[bl.Entry]]:
     """Record ``items``; the existing file's entries for files this run did not report on
-    (another folder, outside ``--changed-since``) are kept. Written atomically."""
+    (another folder, outside ``--changed-since``) are kept. Written atomically. Returns how
+    many findings were recorded, and every entry the file now holds."""
     old: list[bl.Entry] = []
     if path.exists():
         old = _read_baseline(path, True, out)
@@ -220,7 +221,7 @@ def _write_baseline(path: Path, items: list[_Item], runs: list[Run], base: _Base
     except OSError as exc:
         tmp.unlink(missing_ok=True)
         raise ReportError(f"cannot write the baseline {shown(show_path(out.cwd, path))}: {exc}") from None
-    return sum(e.count for e in new)
+    return sum(e.count for e in new), merged
 
 
 # ====================================================================== the report
@@ -231,10 +232,9 @@ def check(runs: list[Run], out: Output, opts: Options) -> int:
     base = _Baseline(path)
     items = _items(runs, out, base)
     if opts.write_baseline:
-        count = _write_baseline(path, items, runs, base, out)
+        count, base.entries = _write_baseline(path, items, runs, out)
         print(f"specward: recorded {count} finding(s) in the baseline {shown(show_path(out.cwd, path))}",
               file=sys.stderr)
-        base.entries = bl.parse(path.read_text("utf-8"))
     elif path is not None:
         base.entries = _read_baseline(path, explicit, out)
     new_keys, old_keys = bl.split([i.keyed for i in items], base.entries)
