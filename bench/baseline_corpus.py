@@ -17,7 +17,7 @@ For each corpus (its contracts and roots from ``tests/corpus/<name>.json``), in 
 Prints a table; exits 1 when a figure misses its target, 2 when the benchmark cannot run.
 Skipped (exit 0) when the corpus is absent. Figures: ``docs/ci.md``.
 
-    python bench/baseline_corpus.py [--corpus ../shared/corpus] [--seed 7]
+    python bench/baseline_corpus.py [--corpus DIR] [--seed 7]
 """
 
 from __future__ import annotations
@@ -178,10 +178,13 @@ def bench_one(name: str, source: Path, rng: random.Random) -> dict:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--corpus", default=str(ROOT.parent / "shared" / "corpus"))
+    ap.add_argument("--corpus", help="the corpus folder (default: ../shared/corpus next to the repository, "
+                    "then /work/shared/corpus)")
     ap.add_argument("--seed", type=int, default=7)
     args = ap.parse_args(argv)
-    corpus = Path(args.corpus)
+    candidates = [Path(args.corpus)] if args.corpus else [ROOT.parent / "shared" / "corpus",
+                                                          Path("/work/shared/corpus")]
+    corpus = next((c for c in candidates if c.is_dir()), candidates[0])
     if not corpus.is_dir():
         print(f"baseline corpus: {corpus} is absent: skipped")
         return 0
