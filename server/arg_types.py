@@ -20,3 +20,19 @@ def int_at_least(minimum: int, noun: str = "an integer") -> Callable[[str], int]
         return value
 
     return parse
+
+
+def finite_number(zero_ok: bool, rule: str) -> Callable[[str], float]:
+    """``type=`` for a finite number above 0 (or at least 0, ``zero_ok``); ``rule`` is what
+    the error says it must be (``a positive number``)."""
+
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+        if not (value >= 0 if zero_ok else value > 0) or value == float("inf"):
+            raise argparse.ArgumentTypeError(f"must be {rule}: {text}")
+        return value
+
+    return parse

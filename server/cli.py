@@ -45,7 +45,7 @@ from specward.analyzers.matching import full_path
 from . import (context_cli, export_cli, generate_cli, impact_cli, ledger_cli, mcp_server, mock_cli, restore_cli,
                routes_cli, runs_cli, score_cli)
 from . import terminal
-from .arg_types import int_at_least
+from .arg_types import finite_number, int_at_least
 from .check_report import Options, Output, Project, ReportError, Run, check, config_rel, in_selection, show_path
 from .engine.index import WorkspaceIndex
 from .engine.reading import shown
@@ -71,16 +71,6 @@ def version() -> str:
         return "unknown"
 
 
-def _positive_float(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if not value > 0 or value == float("inf"):
-        raise argparse.ArgumentTypeError(f"must be a positive number: {text}")
-    return value
-
-
 # the subcommands that live in their own module (the others, `check` and `calls`: _run)
 _RUNNERS = {"ledger": ledger_cli.run, "context": context_cli.run, "impact": impact_cli.run, "routes": routes_cli.run,
             "export": export_cli.run, "trend": runs_cli.run, "dashboard": runs_cli.run, "mock": mock_cli.run,
@@ -98,7 +88,7 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--log-file", help="also write the server log to this file")
     serve.add_argument("--max-message-bytes", type=int_at_least(1), default=256 * 1024 * 1024, metavar="N",
                        help="refuse a message whose Content-Length exceeds N bytes (default: 256 MiB)")
-    serve.add_argument("--body-timeout", type=_positive_float, default=30.0, metavar="SECONDS",
+    serve.add_argument("--body-timeout", type=finite_number(False, "a positive number"), default=30.0, metavar="SECONDS",
                        help="drop a message whose body stops arriving for SECONDS (default: 30)")
     for name, helptext, default in (("check", "report diagnostics like a compiler", "text"),
                                     ("calls", "list every HTTP call found and its status", "text")):

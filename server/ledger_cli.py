@@ -26,22 +26,12 @@ from specward.analyzers import ledger as core
 from specward.analyzers.lines import LineIndex
 from specward.analyzers.model import Finding
 
-from .arg_types import int_at_least
+from .arg_types import finite_number, int_at_least
 from .engine import ledger as store
 from .engine.reading import shown
 from .engine.workspace import find_project_root
 
 EXIT_OK, EXIT_USAGE = 0, 2
-
-
-def _non_negative(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if not value >= 0 or value == float("inf"):
-        raise argparse.ArgumentTypeError(f"must be a number of days, 0 or more: {text}")
-    return value
 
 
 def add_subparser(subparsers) -> argparse.ArgumentParser:
@@ -73,7 +63,7 @@ def add_subparser(subparsers) -> argparse.ArgumentParser:
     c.add_argument("--run-id", help="the run that made the mistake (default: one made up from the time)")
     c = sub.add_parser("prune", help="drop the records older than DAYS days (rewrites the ledger)")
     common(c)
-    c.add_argument("--older-than", type=_non_negative, required=True, metavar="DAYS")
+    c.add_argument("--older-than", type=finite_number(True, "a number of days, 0 or more"), required=True, metavar="DAYS")
     c = sub.add_parser("prompt", help='print the "DO NOT REPEAT" section for code generation prompts')
     common(c)
     c.add_argument("--limit", type=int, default=core.PROMPT_ITEMS, metavar="N",
