@@ -307,7 +307,7 @@ def _summary(runs: list[Run], out: Output, new: list[_Item], baselined: int, bas
         indexed += len(index.facts)
         contracts += len(index.contracts)
         endpoints += len(index.table.endpoints)
-        skipped += sum(1 for rel in (*index.skipped, *index.ws.skipped) if in_selection(rel, run.project.selected))
+        skipped += sum(1 for rel in (*index.skipped, *index.ws.skipped) if reported(run, rel))
         ncalls += len(statuses)
     accepted = Counter(i.finding.code for i in new if _soft(i))
     return {

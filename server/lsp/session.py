@@ -291,10 +291,14 @@ class Session:
         renamed = self.baseline.configure(self.index.settings.baseline)
         return self.baseline.refresh() or renamed
 
-    def findings_of(self, rel: str, lines: LineIndex) -> list:
-        """What the editor shows for ``rel``, analyzed as ``lines``: the index's findings, the
-        baseline's at hint severity."""
-        return self.baseline.mark(rel, self.index.findings(rel), lines.data)
+    def findings_of(self, rel: str, lines: Callable[[], LineIndex]) -> list:
+        """What the editor shows for ``rel``: the index's findings, the baseline's at hint
+        severity. ``lines()`` gives the analyzed text, asked for only when the baseline
+        records findings of ``rel``."""
+        findings = self.index.findings(rel)
+        if findings and self.baseline.covers(rel):
+            findings = self.baseline.mark(rel, findings, lines().data)
+        return findings
 
     def _lines_of(self, rel: str, snap: tuple[int | None, str] | None) -> LineIndex:
         return self._open_lines(rel, snap[0], snap[1]) if snap is not None else self._disk_lines(rel)
@@ -317,11 +321,7 @@ class Session:
         if rel not in self.open:
             self.unannounced.discard(rel)
         version = snap[0] if snap is not None else None
-        index = None
-        findings = self.index.findings(rel)
-        if findings and self.baseline.covers(rel):  # (the text is read only for this)
-            index = self._lines_of(rel, snap)
-            findings = self.baseline.mark(rel, findings, index.data)
+        findings = self.findings_of(rel, lambda: self._lines_of(rel, snap))
         # its first publish carries the version of the editor text that was analyzed
         first = snap is not None and rel in self.unannounced
         key = tuple((f.code, f.severity, f.message, f.span) for f in findings)
@@ -330,8 +330,7 @@ class Session:
         if not findings and rel not in self.published and not first:
             return None
         self.unannounced.discard(rel)
-        if index is None:
-            index = self._lines_of(rel, snap)
+        index = self._lines_of(rel, snap)  # (built once per version, or per size and mtime)
         diags = [convert.diagnostic(f, index, self.encoding) for f in findings]
         if findings:
             self.published[rel] = (key, version)

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 
 def _report(session: Session, rel: str) -> tuple[str, int | None, list[lsp.Diagnostic]]:
     lines, version = session.text_of(rel)
-    findings = session.findings_of(rel, lines)
+    findings = session.findings_of(rel, lambda: lines)
     key = repr([(f.code, f.severity, f.message, f.span) for f in findings]) + f"@{version}"
     result_id = hashlib.blake2b(key.encode(), digest_size=8).hexdigest()
     return result_id, version, [convert.diagnostic(f, lines, session.encoding) for f in findings]
