@@ -174,7 +174,10 @@ class RunState:
     """What a run has done, saved in ``.specward/runs/<run_id>.state.json`` after each
     completed step so that ``specward generate --resume RUN_ID`` continues it: the stage
     and its arguments, the first prompt (the run's prompt hash), the answers received (in
-    order: a resumed run gives them again without asking), the steps completed (name ->
+    order: a resumed run gives them again without asking) with the sha256 of the question
+    each one answered (``asked``: an answer is given again only to the same question; a
+    state saved before ``asked`` existed has none, and its answers are given by position),
+    the steps completed (name ->
     JSON data, the stage's own) and the files written or found up to date (path -> sha256
     of the text)."""
 
@@ -186,11 +189,13 @@ class RunState:
     steps: dict[str, Any] = field(default_factory=dict)
     written: dict[str, str] = field(default_factory=dict)
     done: bool = False
+    asked: list[str] = field(default_factory=list)
 
     def to_json(self) -> str:
         return json.dumps({"v": STATE_VERSION, "run_id": self.run_id, "stage": self.stage, "args": self.args,
                            "prompt": self.prompt, "answers": self.answers, "steps": self.steps,
-                           "written": self.written, "done": self.done}, ensure_ascii=False, indent=1) + "\n"
+                           "written": self.written, "done": self.done, "asked": self.asked},
+                          ensure_ascii=False, indent=1) + "\n"
 
     @classmethod
     def from_json(cls, text: str) -> RunState:
@@ -208,7 +213,10 @@ class RunState:
         if not valid_run_id(obj["run_id"]) or not all(isinstance(a, str) for a in obj["answers"]) \
                 or not all(isinstance(k, str) and isinstance(v, str) for k, v in obj["written"].items()):
             raise StateError("a field holds a value of the wrong kind")
-        return cls(**{k: obj[k] for k in kinds})
+        asked = obj.get("asked", [])
+        if not isinstance(asked, list) or not all(isinstance(a, str) for a in asked) or len(asked) > len(obj["answers"]):
+            raise StateError("`asked` is not a list of as many question hashes as answers, or fewer")
+        return cls(**{k: obj[k] for k in kinds}, asked=asked)
 
 
 def state_rel(run_id: str) -> str:
@@ -265,6 +273,7 @@ class Run:
     answers: list[str] = field(default_factory=list)
     args: dict[str, Any] = field(default_factory=dict)
     state: RunState | None = None
+    asked: list[str] = field(default_factory=list)  # the sha256 of each question, beside ``answers``
 
     def __post_init__(self) -> None:
         if self.state is None:
@@ -304,6 +313,7 @@ class Run:
     def save_state(self) -> None:
         if len(self.answers) > len(self.state.answers):  # a resumed run replays its answers first
             self.state.answers = list(self.answers)
+            self.state.asked = list(self.asked)
         self.state.prompt = self.prompt or self.state.prompt
         try:
             save_state(self.root, self.state)
@@ -314,14 +324,26 @@ class Run:
     def ask(self, messages: list[dict[str, str]]) -> str:
         """The model's answer to ``messages``. Raises ``llm.LLMError`` (``LLMCancelled``
         when the UI's cancel event is set) and ``KeyboardInterrupt``. In a resumed run,
-        the answers already received are given again in order, without asking."""
+        the answers already received are given again in order, without asking, each only
+        to the question it answered: from the first question that differs (the workspace
+        or the spec changed since), the saved answers are dropped and the model is asked."""
+        question = json.dumps(messages, ensure_ascii=False, sort_keys=True)
         if not self.prompt:
-            self.prompt = json.dumps(messages, ensure_ascii=False, sort_keys=True)
-        if self.state and len(self.answers) < len(self.state.answers):
-            text = self.state.answers[len(self.answers)]
-            self.ui.status(f"answer {len(self.answers) + 1} already received (run {self.run_id}): not asked again")
-            self.answers.append(text)
-            return text
+            self.prompt = question
+        asked = hashlib.sha256(question.encode("utf-8", "surrogatepass")).hexdigest()
+        i = len(self.answers)
+        if self.state and i < len(self.state.answers):
+            saved = self.state.asked[i] if i < len(self.state.asked) else None  # None: saved before `asked`
+            if saved is None or saved == asked:
+                text = self.state.answers[i]
+                self.ui.status(f"answer {i + 1} already received (run {self.run_id}): not asked again")
+                self.answers.append(text)
+                self.asked.append(asked)
+                return text
+            self.ui.status(f"question {i + 1} differs from the one answered in run {self.run_id} (the workspace "
+                           f"changed since?): its saved answer{'s' if len(self.state.answers) - i > 1 else ''} "
+                           f"dropped, asking again")
+            del self.state.answers[i:], self.state.asked[i:]
         rounds = f" (repair round {len(self.answers)})" if self.answers else ""
         self.ui.status(f"asking {self.config.model}{rounds}...")
         try:
@@ -334,6 +356,7 @@ class Run:
             if end is not None:
                 end()
         self.answers.append(text)
+        self.asked.append(asked)
         self.save_state()
         return text
 

@@ -122,3 +122,48 @@ def test_resume_refuses_bad_input(ws: Path, tmp_path: Path):
     assert out.returncode == 2 and "cannot be resumed" in out.stderr
     out = specward("generate", cwd=ws, env=base_env(tmp_path))
     assert out.returncode == 2 and "--resume RUN_ID" in out.stderr
+
+
+def interrupted_contract_run(ws: Path, tmp_path: Path) -> tuple[str, Path]:
+    """A contract run whose first answer (invalid) was received and whose repair round was
+    interrupted: (run id, state file)."""
+    write_spec(ws)
+    with LLMStub([fenced(INVALID), SLOW]) as stub:
+        proc = start("generate", "contract", "specs/notes.md", "--yes", cwd=ws, env=base_env(tmp_path, **stub.env()))
+        code, err = interrupt_at(proc, stub, 2)
+    assert code == 130, err
+    [state_file] = states(ws)
+    state = json.loads(state_file.read_text())
+    assert state["answers"] == [fenced(INVALID)] and len(state["asked"]) == 1
+    return state["run_id"], state_file
+
+
+def test_a_saved_answer_is_not_given_to_another_question(ws: Path, tmp_path: Path):
+    run_id, state_file = interrupted_contract_run(ws, tmp_path)
+    # the feature's decisions (part of the prompt) are written before the run is resumed:
+    # the first question is not the one answered (the spec itself is kept in the state)
+    (ws / "specs/notes.context.md").write_text("# Decisions\n\n- Notes can be pinned.\n")
+    with LLMStub([fenced(VALID)]) as stub:
+        out = specward("generate", "--resume", run_id, "--yes", cwd=ws, env=base_env(tmp_path, **stub.env()))
+    assert out.returncode == 0, out.stderr
+    assert "already received" not in out.stderr
+    assert "question 1 differs from the one answered in run " + run_id in out.stderr
+    [req] = stub.requests  # the first question asked again, with the spec as it is now
+    assert "Notes can be pinned." in req.text()
+    assert not any(m["role"] == "assistant" for m in req.messages)  # the old answer is not in it
+    state = json.loads(state_file.read_text())
+    assert state["answers"] == [fenced(VALID)] and state["done"] is True and len(state["asked"]) == 1
+
+
+def test_a_state_saved_before_question_hashes_is_replayed_by_position(ws: Path, tmp_path: Path):
+    run_id, state_file = interrupted_contract_run(ws, tmp_path)
+    state = json.loads(state_file.read_text())
+    del state["asked"]
+    state_file.write_text(json.dumps(state))
+    with LLMStub([fenced(VALID)]) as stub:
+        out = specward("generate", "--resume", run_id, "--yes", cwd=ws, env=base_env(tmp_path, **stub.env()))
+    assert out.returncode == 0, out.stderr
+    assert "answer 1 already received" in out.stderr
+    [req] = stub.requests  # only the repair round
+    assert req.messages[-2] == {"role": "assistant", "content": fenced(INVALID)}
+    assert len(json.loads(state_file.read_text())["asked"]) == 2  # the hashes are written from now on
