@@ -180,13 +180,6 @@ def _configures(index, rel: str, gone: bool) -> bool:
     return False
 
 
-def _route_input(index, rel: str) -> bool:
-    from specward.analyzers.routes_files import is_input
-
-    # (``_file_apps``: the apps whose files are routes, as last composed)
-    return rel in index.routes or rel in index.mounts or is_input(rel, getattr(index, "_file_apps", ()))
-
-
 def _maybe_contract(index, rel: str, gone: bool) -> bool:
     if rel in index.contracts:
         return True
@@ -222,7 +215,7 @@ def dependents(index, changed: set[str]) -> set[str]:
             was_source = rel in gone and index.ws.is_source(rel)  # what a gone file was, nothing tells
             if was_source or rel in index.digests:
                 sources = True
-            if was_source or _route_input(index, rel):
+            if was_source or index.is_route_input(rel):
                 routes = True
             if is_manifest(rel):
                 out |= set(index.context.findings)

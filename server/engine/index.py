@@ -414,6 +414,14 @@ class WorkspaceIndex(BuildSteps, UpdateSteps):
             per = self._drift[2]  # type: ignore[assignment]
             return per if rel is None else per.get(rel, ())
 
+    def is_route_input(self, rel: str) -> bool:
+        """Whether composing the routes reads ``rel``: a file with routes or mounts, a file
+        route of a framework's app or that framework's configuration (``routes_files``), as
+        of the last composition."""
+        from specward.analyzers.routes_files import is_input
+
+        return rel in self.routes or rel in self.mounts or is_input(rel, self._file_apps)
+
     def composed_routes(self) -> list:
         """Every route with its full path, composed across the files that mount its router
         (``analyzers/routes.py``); computed again only after a route or mount changed (or
