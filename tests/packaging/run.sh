@@ -247,7 +247,8 @@ step pipx-install pipx_install
 
 # ------------------------------------------------------------------ 6. pre-commit
 # The fixture's app, clean, in a git repository: `pre-commit try-repo` must pass; a second
-# commit adds a call to an endpoint the contract lacks: it must fail, saying phantom-api.
+# commit adds calls to endpoints the contract lacks (in a .ts and an .mts file): it must fail,
+# saying phantom-api and naming both files.
 # Then the same through a .pre-commit-config.yaml of the three lines docs/install.md shows.
 export PRE_COMMIT_HOME=$TMP/pre-commit-home
 FIX=$TMP/fixture
@@ -274,6 +275,7 @@ pre_commit_phantom() {
   [ "$rc" != 0 ] || fail "try-repo passed on a phantom call"
   grep -q 'phantom-api' "$TMP/try-repo.out" || fail "the hook's output does not say phantom-api"
   grep -q 'web/src/refill.ts' "$TMP/try-repo.out" || fail "the hook's output does not name web/src/refill.ts"
+  grep -q 'web/src/labels.mts' "$TMP/try-repo.out" || fail "the hook was not given web/src/labels.mts"
 }
 step pre-commit-phantom pre_commit_phantom
 
