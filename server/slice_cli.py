@@ -282,7 +282,7 @@ def _run_commands(root: Path, plan) -> list[str]:
 def propose_slice(run: Run, tools, contract_rel: str, contract_text: str, endpoints: list[str], models: list[str],
                   slug: str, spec_text: str | None = None, build: str | None = None) -> Proposal:
     """The slice's files and its acceptance script, checked; ``NotWritten`` when the plan
-    or the files still have problems after the repairs. ``tools``: an ``mcp_server.Tools``
+    or the files still have problems after the repairs. ``tools``: an ``agent_tools.Tools``
     on the workspace (built here when not yet). ``build``: the build or test command
     (``stage_build.build_command``), run from ``standard`` depth on in a scratch copy
     holding the files, its failure sent back like the other problems."""
@@ -475,7 +475,7 @@ def slice_run(run: Run, offer_all, yes: bool) -> int:
     """The slice stage of ``run`` (new, or resumed from its state: the answers already
     received are not asked again, the files already written are not offered again), its
     files offered, and the written slice scored."""
-    from .mcp_server import Tools
+    from .agent_tools import Tools
 
     from .stage_build import build_command
 

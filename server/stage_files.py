@@ -18,7 +18,7 @@ from specward.analyzers.stages import answers
 from specward.analyzers.stages.confine import PathRefused
 from specward.analyzers.stages.score import MUST_PASS_CODES
 
-from .mcp_server import ToolError, Tools
+from .agent_tools import ToolError, Tools
 from .stage_run import FILES_ANSWER_FORMAT, Run
 from .stages_paths import resolve_inside
 

@@ -65,7 +65,7 @@ def update_messages(contract_rel: str, new_text: str, diff: dict, affected: dict
 def propose_update(run: Run, tools, contract_rel: str, old_text: str, new_text: str, old_label: str,
                    context: str = "") -> Proposal:
     """The affected files regenerated; an empty proposal when the edit affects none.
-    ``tools``: a built ``mcp_server.Tools`` on the workspace; the NEW version is in place
+    ``tools``: a built ``agent_tools.Tools`` on the workspace; the NEW version is in place
     in its index while the files are judged (then the disk's again)."""
     from .stage_files import WithContract, generate_files
 
@@ -148,7 +148,7 @@ def update_proposal(run: Run) -> Proposal:
     """The proposal of update run ``run`` (new or resumed: a saved proposal is not asked for
     again), with a ``Tools`` of its own on the workspace (the cache's index, closed after),
     saved as the run's ``proposal`` step."""
-    from .mcp_server import Tools
+    from .agent_tools import Tools
 
     a = run.args
     done = run.step("proposal")

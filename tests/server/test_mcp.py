@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from specward.analyzers import ledger as core
-from specward.server.mcp_server import Tools, ToolError
+from specward.server.agent_tools import Tools, ToolError
 
 from conftest import copy_example
 

@@ -14,7 +14,7 @@
   the new contract in place (``stage_files.WithContract``).
 
 Both run ``slice_cli.slice_run`` through ``stage_command._run_stage`` on a worker thread:
-the stage builds its own ``mcp_server.Tools`` (with the cache) there and closes it after
+the stage builds its own ``agent_tools.Tools`` (with the cache) there and closes it after
 (checking proposed files overlays that index, never the session's, whose findings the
 editor shows), offers its proposal as one confirmed ``workspace/applyEdit``, and scores
 what the editor applied. The slug is the contract's file name up to its first dot; the

@@ -9,7 +9,7 @@ on the machinery of ``stage_command.py`` (``_run_stage``: progress, cancel, one 
   asked again (``discuss_cli.propose_discuss``). Code action on a spec: :data:`DISCUSS_TITLE`.
 - ``specward.updateAffected`` — ``{contract: rel-or-uri, old?: "REV"}``: the NEW version is
   the editor's text of the contract, the OLD one ``git show REV:<path>`` (``HEAD`` by
-  default); ``update_cli.propose_update`` with a ``mcp_server.Tools`` of its own (the
+  default); ``update_cli.propose_update`` with a ``agent_tools.Tools`` of its own (the
   cache's index, built on the worker thread and closed after; never the session's live
   index). Code action on a contract whose text differs from its ``HEAD`` version:
   :data:`UPDATE_TITLE`.
