@@ -9,12 +9,12 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
 from llm_stub import LLMStub
 from specward.analyzers.stages.discuss import Decision, context_markdown, read_decisions
 from specward.analyzers.stages.runs import decode_lines
 from specward.server import discuss_cli
 from specward.server.stage_run import JSON_ANSWER_FORMAT
+from test_generate_cli import base_env, ws  # noqa: F401 - ws is a fixture
 
 SESSIONS = {"id": "sessions", "question": "How are user sessions kept?",
             "options": ["A signed cookie", "A JWT bearer token", "Server-side sessions"],
@@ -27,20 +27,6 @@ ERRORS = {"id": "errors", "question": "What is the error format?",
 
 def questions(*qs: dict) -> str:
     return "Open questions:\n\n```json\n" + json.dumps({"questions": list(qs)}, indent=2) + "\n```\n"
-
-
-@pytest.fixture
-def ws(tmp_path: Path) -> Path:
-    root = tmp_path / "ws"
-    (root / ".git").mkdir(parents=True)
-    return root
-
-
-def base_env(tmp_path: Path, **extra: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("SPECWARD_")}
-    env["XDG_CONFIG_HOME"] = str(tmp_path / "config")  # never the real user's settings
-    env.update(extra)
-    return env
 
 
 def specward(*args: str, cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess:
