@@ -37,7 +37,7 @@ def _string_key(src: bytes, n: Node, base: int, unescape) -> Key:
 def literal_key(src: bytes, n: Node, base: int, unescape) -> Key | None:
     """The key a ``pair``'s key node or a method's name node writes; None when it cannot be
     read (a computed key that is not one string literal). ``unescape`` reads a string's
-    escapes (``ecma.unescape``)."""
+    escapes (``ecma_exprs.unescape``)."""
     t = n.type
     if t == "string":
         return _string_key(src, n, base, unescape)

@@ -29,7 +29,7 @@ from multiprocessing import util
 
 from specward.analyzers import serial
 from specward.analyzers.analyses import thin
-from specward.analyzers.extract import ecma, extract, parse_source, warm_up
+from specward.analyzers.extract import ecma_dispatch, extract, parse_source, warm_up
 from specward.analyzers.http import HttpCall, Linker
 from specward.analyzers.languages import language_of
 from specward.analyzers.model import FileFacts, Finding, Route, Span
@@ -80,8 +80,8 @@ def start_worker() -> None:
 
 def _warm_up() -> None:
     """``warm_up`` for a parser process: it extracts whole files only, so an edit's
-    statement-level queries are never compiled here (``ecma.STATEMENT_QUERIES_EAGER``)."""
-    ecma.STATEMENT_QUERIES_EAGER = False
+    statement-level queries are never compiled here (``ecma_dispatch.STATEMENT_QUERIES_EAGER``)."""
+    ecma_dispatch.STATEMENT_QUERIES_EAGER = False
     warm_up()
 
 
