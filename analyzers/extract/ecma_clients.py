@@ -270,16 +270,7 @@ class ClientsMixin:
         if first is not None and first.type == "call_expression":  # createClient(createConfig({ baseUrl }))
             args = first.child_by_field_name("arguments")
         if args is not None:
-            f = self.locate(value)
-            for a in args.named_children:
-                if a.type == "object":
-                    ov = self.obj(a, f, f.named if f is not None else None, 0)
-                    for k in BASE_KEYS:
-                        v = ov.get(k)
-                        if type(v) is StrVal:
-                            base = v.expr  # type: ignore[union-attr]
-                            break
-                    break
+            base = self.options_base(args, self.locate(value), None)
         self.out.clients.append(ClientDef(name, "factory", base, self.span(nn), scope,
                                           ("new " if is_new else "") + callee))
 
@@ -321,15 +312,19 @@ class ClientsMixin:
                     break
         if kind is None:
             return False
-        named = f.named if f is not None else None
+        base = self.options_base(args, f, base)
+        self.out.clients.append(ClientDef(name, kind, base, self.span(nn), scope))
+        return True
+
+    def options_base(self, args: Node, f: _Scope | None, base: UrlExpr | None) -> UrlExpr | None:
+        """The base URL a client's options give (the first object argument's first string
+        under one of ``BASE_KEYS``), else ``base``."""
         for a in args.named_children:
             if a.type == "object":
-                ov = self.obj(a, f, named, 0)
+                ov = self.obj(a, f, f.named if f is not None else None, 0)
                 for k in BASE_KEYS:
                     v = ov.get(k)
                     if type(v) is StrVal:
-                        base = v.expr  # type: ignore[union-attr]
-                        break
+                        return v.expr  # type: ignore[union-attr]
                 break
-        self.out.clients.append(ClientDef(name, kind, base, self.span(nn), scope))
-        return True
+        return base
