@@ -123,8 +123,9 @@ class Context:
 
 class _Exists:
     """``exists`` for the resolver: a workspace file that is not a source, or a source with
-    facts, or a path the walk did not list (``AnalysisInput.unlisted_path``); each path
-    asked is recorded for the analysis being run (its edges)."""
+    facts, or a path the walk did not list (``AnalysisInput.unlisted_path``) that is a file
+    (``installed.unlisted_exists``, the disk's answer; without one, any such path exists);
+    each path asked is recorded for the analysis being run (its edges)."""
 
     __slots__ = ("files", "lookup", "probed", "installed", "inputs")
 
@@ -140,7 +141,10 @@ class _Exists:
             self.probed[-1].add(path)
         if path in self.files or self.lookup(path) is not None:
             return True
-        return self.inputs is not None and self.inputs.unlisted_path(path)
+        if self.inputs is None or not self.inputs.unlisted_path(path):
+            return False
+        probe = getattr(self.installed, "unlisted_exists", None)
+        return probe is None or probe(path)
 
 
 @dataclass(frozen=True)

@@ -44,6 +44,9 @@ class Installed(Protocol):
     def manifest(self, pkgdir: str) -> str | None:
         """The text of ``<pkgdir>/package.json``."""
 
+    # optional: ``unlisted_exists(path) -> bool``, whether a workspace path the walk did not
+    # list is a file (``analyses._Exists``; without it such a path counts as existing)
+
     def facts(self, path: str) -> FileFacts | None:
         """The facts of a declaration file (None for any other file); for ``<file>#<module>``,
         those of its ``declare module '<module>' { ... }`` block; for ``<file>#+<module>``,

@@ -343,6 +343,8 @@ class BuildSteps:
         listed.update(self.digests)
         have, known = listed.items(), listed.keys()
         rdeps, ardeps = self.rdeps, self.ardeps
+        inputs = self.analysis_input
+        unlisted = inputs.unlisted_path if inputs.unlisted or inputs.unlisted_dirs else None
         for rel in rels:
             row = cached.get(rel)
             # (the view comparisons run in C: ~40 paths per file at 10,000 files)
@@ -350,6 +352,12 @@ class BuildSteps:
                 relink.append(rel)
                 continue
             _, _, calls, (problems, routes, matches, found, edges, link_deps) = row
+            if unlisted is not None and found and any(f.code == "phantom-import" for f in found) \
+                    and any(unlisted(d) for d in row[1]):
+                # a phantom import judged against the disk of a folder the walk leaves out
+                # (installed.unlisted_exists): what is there now is not known
+                relink.append(rel)
+                continue
             link_deps = set(link_deps)
             if found:
                 self.analysis_findings[rel] = found

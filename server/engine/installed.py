@@ -70,6 +70,19 @@ class InstalledFiles:
             self._listings[folder] = hit
         return hit
 
+    def unlisted_exists(self, path: str) -> bool:
+        """Whether a workspace path the walk did not list (in an ignored or excluded folder,
+        or one too deep) is a regular file, asked of the disk each time (such a folder is
+        not watched: a generated file may appear at any time). A path through a link out of
+        the workspace is not looked at and counts as existing: it is not judged."""
+        real = os.path.realpath(os.path.join(self.root, path))
+        if not is_within(real, self._top):
+            return True
+        try:
+            return stat.S_ISREG(os.stat(real).st_mode)
+        except (OSError, ValueError):
+            return False
+
     def _is_file(self, path: str) -> bool:
         full = os.path.join(self.root, path)
         try:
