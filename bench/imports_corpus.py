@@ -31,8 +31,9 @@ every file byte for byte, and counts a mutation as caught when specward has an i
 its line. Recall is over the mutations the compiler flags.
 
 Exit status: 0 when specward has no finding the compiler lacks (beyond ``ALLOWED``, each with its
-reason), 1 when it has one (a false alarm: each is listed with file:line and message), 2 when
-the benchmark itself breaks (a fetch, an install or a tool fails).
+reason), 1 when it has one (a false alarm: each is listed with file:line and message) or when it
+catches fewer than ``--min-caught`` of the mutations the compilers flag, 2 when the benchmark
+itself breaks (a fetch, an install or a tool fails).
 """
 
 from __future__ import annotations
@@ -763,6 +764,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--json", metavar="FILE", help="also write every result as JSON")
     ap.add_argument("--workdir", type=Path, default=WORKDIR)
+    ap.add_argument("--min-caught", type=float, default=0.0, metavar="FRACTION",
+                    help="exit 1 when specward catches fewer than this share of the mutations the compilers flag")
     args = ap.parse_args(argv)
     names = {p.name for p in PROJECTS}
     unknown = set(args.only or ()) - names
@@ -808,7 +811,13 @@ def main(argv: list[str] | None = None) -> int:
         1 for r in results for m in r.mutations if m["kind"] == "collateral")
     if bad:
         print(f"imports corpus: {bad} specward finding(s) the compiler does not have (false alarms)", file=sys.stderr)
-    return 1 if bad else 0
+    flagged = [m for r in results for m in r.mutations if m["kind"] != "collateral" and m["compiler"]]
+    caught = sum(1 for m in flagged if m["specward"])
+    low = bool(flagged) and caught < args.min_caught * len(flagged)
+    if low:
+        print(f"imports corpus: specward catches {caught} of the {len(flagged)} mutations the compilers flag "
+              f"({caught / len(flagged):.1%}), fewer than --min-caught {args.min_caught:.0%}", file=sys.stderr)
+    return 1 if bad or low else 0
 
 
 if __name__ == "__main__":
