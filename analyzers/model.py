@@ -475,7 +475,7 @@ class RouteMount:
     not a literal (then ``prefix`` is ``""`` and the routes below are unresolved).
     ``role``: ``""`` for a router mounted under another; NestJS declarations
     (``framework="nest"``) say what they are: ``controller``, ``import``, ``router``,
-    ``router-ref``, ``app``, ``prefix``, ``exclude`` (see ``extract/ecma_routes.py``),
+    ``router-ref``, ``app``, ``prefix``, ``exclude`` (see ``extract/ecma_nest.py``),
     composed by ``routes_nest.py`` rather than as router edges."""
 
     parent: str

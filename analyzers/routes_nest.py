@@ -4,7 +4,7 @@ serves them. Called by ``routes.compose``; pure (facts in through ``lookup``, co
 out).
 
 How a controller joins an app: an app is ``NestFactory.create(Root)`` (a ``RouteMount`` with
-``role="app"``, see ``extract/ecma_routes.py``); its modules are the root module and every
+``role="app"``, see ``extract/ecma_nest.py``); its modules are the root module and every
 module reached from it through ``@Module({ imports })`` (names followed through the files'
 imports with the one resolver, re-exports too; ``X.forRoot()`` and ``forwardRef(() => X)``
 are ``X``); its controllers are the ``controllers`` of those modules. Each of the app's

@@ -28,15 +28,17 @@ What the field checks read (issue 14) comes from three modules of its own: ``ecm
 as the value of ``x`` in ``value``), ``ecma_reads.py`` (``ReadsMixin``: ``CallSite.reads``,
 computed in ``on_call`` for the call sites recorded only) and ``ecma_models.py``
 (``ModelsMixin``: ``FileFacts.data_models``, with ``queries/ecma-models-*.scm``);
-``ecma_routes.nest_body`` gives NestJS routes their ``body_model``.
+``ecma_nest.nest_body`` gives NestJS routes their ``body_model``.
 
 The rest of ``_Program`` is split the same way: ``ecma_dispatch.py`` (the query steps,
-``_queries``, and the dispatch tables ``_COLLECTED`` and ``_HANDLERS``), ``ecma_exprs.py``
-(``ExprsMixin``: ``expr``, ``template``, ``value`` and the rest of the URL expressions),
-``ecma_clients.py`` (``ClientsMixin``: clients, typed and injected parameters, class fields)
-and ``ecma_modules.py`` (``ModulesMixin``: imports and exports). This module keeps
-``_Scope``, ``EcmaCollector`` and ``_Program`` itself: its helpers, scopes, ``run``/``_run``
-and ``on_call``.
+``_queries``, and the dispatch tables ``_COLLECTED`` and ``_HANDLERS``), ``ecma_calls.py``
+(``CallsMixin``: ``on_call``, the call sites, with ``on_super`` and ``rtk_base``),
+``ecma_exprs.py`` (``ExprsMixin``: ``expr``, ``template``, ``value`` and the rest of the URL
+expressions), ``ecma_clients.py`` (``ClientsMixin``: clients, typed and injected parameters,
+class fields), ``ecma_modules.py`` (``ModulesMixin``: imports and exports), ``ecma_routes.py``
+(``RoutesMixin``: Express, Fastify, Koa and Hono routes and mounts) and ``ecma_nest.py``
+(``NestMixin``: NestJS controllers, modules and apps). This module keeps ``_Scope``,
+``EcmaCollector`` and ``_Program`` itself: its helpers, scopes and ``run``/``_run``.
 
 Spans are byte offsets into ``text.encode("utf-8")`` (plus ``base`` for the script blocks of
 Vue/Svelte components, see ``extract/components.py``). The extractor never raises: on an
@@ -61,10 +63,11 @@ Decisions the brief left open (see also the tests):
   ``use``/``register``/``route`` call on a recognized app or router a ``RouteMount`` (or
   nothing, for middleware), never a ``CallSite`` (backend declarations, not client calls).
   Router names, ``require:`` children, synthetic routers for prefixes that are not literals,
-  paths that are not literals, NestJS controllers and modules, and spans: see
-  ``extract/ecma_routes.py`` (``RoutesMixin``, which ``_Program`` inherits). ``handler_span`` is resolved
-  from the whole file's functions in ``EcmaCollector.facts`` (a handler is often defined in
-  another statement), so each statement's facts still stand alone.
+  paths that are not literals, and spans: see ``extract/ecma_routes.py`` (``RoutesMixin``,
+  which ``_Program`` inherits); NestJS controllers and modules: ``extract/ecma_nest.py``
+  (``NestMixin``). ``handler_span`` is resolved from the whole file's functions in
+  ``EcmaCollector.facts`` (a handler is often defined in another statement), so each
+  statement's facts still stand alone.
 * ``module.exports = { a, b: c }`` exports ``default`` plus ``a`` and ``b`` (local ``c``); the
   object is also an object-literal root named ``default`` (constants ``default.X``, functions
   ``default.f``), like ``export default { ... }``.
@@ -96,77 +99,24 @@ from tree_sitter import Node, QueryCursor
 from .. import languages
 from .ecma_dispatch import _COLLECTED, _HANDLERS, _Matches, _Recorded, _dispatched, _kind, _loads, _queries
 from .ecma_exprs import _STRINGISH, ExprsMixin, unescape
+from .ecma_calls import URL_KEYS, CallsMixin
 from .ecma_clients import ClientsMixin
 from .ecma_modules import ModulesMixin
 from .ecma_reads import ReadsMixin
 from .ecma_models import ModelsMixin
-from .ecma_routes import (FUNCTION_NODES, ROUTE_METHODS_B, RoutesMixin, unwrap, resolve_options, resolve_paths,
-                          with_handlers)
-from ..model import (
-    SPREAD,
-    Alt,
-    Arg,
-    ArgVal,
-    Call,
-    CallSite,
-    ClassDef,
-    ClientDef,
-    DataModel,
-    Definition,
-    Env,
-    Export,
-    FileFacts,
-    Finding,
-    FnVal,
-    FunctionDef,
-    Import,
-    Lit,
-    ObjVal,
-    Ref,
-    Route,
-    RouteMount,
-    Span,
-    StrVal,
-    Unknown,
-    UrlExpr,
-)
+from .ecma_nest import NestMixin
+from .ecma_routes import FUNCTION_NODES, RoutesMixin, unwrap, resolve_options, resolve_paths, with_handlers
+from ..model import (SPREAD, Alt, Arg, ArgVal, Call, CallSite, ClassDef, ClientDef, DataModel, Definition, Env,
+                     Export, FileFacts, Finding, FunctionDef, Import, Lit, ObjVal, Ref, Route, RouteMount, Span,
+                     StrVal, Unknown, UrlExpr)
 
 __all__ = ["extract_ecma", "EcmaCollector"]
-
-# Last callee segments that make a call an HTTP call candidate by themselves.
-VERBS = frozenset({"get", "post", "put", "patch", "delete", "del", "head", "options", "request"})
-ENTRY_POINTS = frozenset(
-    {
-        "fetch",
-        "axios",
-        "ky",
-        "ofetch",
-        "$fetch",
-        "superagent",
-        "request",
-        "useSWR",
-        "useSWRImmutable",
-        "useSWRMutation",
-        "useRequest",
-        "useFetch",
-    }
-)
-# Callees never recorded by the argument rules (module loading, not HTTP).
-NOT_CALLS = frozenset({"require", "import", "require.resolve"})
-# Object keys that make an object-literal argument URL-bearing.
-URL_KEYS = frozenset({"url", "path", "baseURL"})
-_HIT = frozenset(x.encode() for x in VERBS | ENTRY_POINTS) | frozenset(
-    x.upper().encode() for x in VERBS)  # openapi-fetch: client.GET('/x')
-_NOT_CALLS_B = frozenset(x.encode() for x in NOT_CALLS)
 
 _FUNCTION_NODES = FUNCTION_NODES
 _IDENTS = frozenset(
     {"identifier", "property_identifier", "shorthand_property_identifier", "private_property_identifier"}
 )
 _SPACE = re.compile(r"\s+")
-# names of constants that hold a path or a URL (decided on the name alone, so that each
-# statement's facts stay independent of the others')
-_URLISH_NAME = re.compile(rb"^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*$|[Pp]ath|[Uu]rl|URL|[Uu]ri\b|[Rr]oute|[Ee]ndpoint")
 _IDENT_B = re.compile(rb"(?<![\w$'\"`])[A-Za-z_$][\w$]*(?![\w$]*['\"`])")
 _PLAIN_DOTTED = re.compile(rb"[A-Za-z_$#][\w$#]*(?:\.[A-Za-z_$#][\w$#]*)*\Z")
 _TYPE_ARGS = re.compile(r"<[^<>()]*>")
@@ -289,7 +239,7 @@ class EcmaCollector:
         _Program(self, src, grammar, base, key, tree).run()
 
 
-class _Program(ExprsMixin, ClientsMixin, ModulesMixin, RoutesMixin, ReadsMixin, ModelsMixin):
+class _Program(CallsMixin, ExprsMixin, ClientsMixin, ModulesMixin, RoutesMixin, NestMixin, ReadsMixin, ModelsMixin):
     """One parsed program: dispatches the query matches, then turns them into facts.
 
     Cross-statement tables: facts of one top-level statement depend on the others only
@@ -808,7 +758,7 @@ class _Program(ExprsMixin, ClientsMixin, ModulesMixin, RoutesMixin, ReadsMixin, 
             f = self.locate(nn)
             if f is not None:
                 self.local_routers.setdefault((f.id, text(nn)), info)
-        self.nest(targets)  # NestJS controllers, modules and apps (ecma_routes.py)
+        self.nest(targets)  # NestJS controllers, modules and apps (ecma_nest.py)
         self.on_models(targets, self.nodes is None)  # data classes and interfaces (ecma_models.py)
         for c in m.mounts:
             self.on_mount(c)
@@ -835,108 +785,6 @@ class _Program(ExprsMixin, ClientsMixin, ModulesMixin, RoutesMixin, ReadsMixin, 
             out.classes[:] = [replace(c, fields=tuple(self.ctor_fields.get(c.name, ())),
                                       super_args=self.super_args.get(c.name, ())) for c in out.classes]
 
-    # ------------------------------------------------------------------ handlers
-
-    def on_call(self, c: dict, servers: dict[str, str]) -> None:
-        # Runs for every call in the file: the common (rejected) path only slices bytes.
-        src = self.src
-        fn = c["call.function"][0]
-        ft = fn.type
-        awaited = None
-        if ft == "await_expression":
-            # `await client.get<{ id: string }>(url)`: the TypeScript grammar reads the type
-            # arguments as applying to the awaited callee
-            inner = fn.named_child(0)
-            if inner is not None and inner.type in ("member_expression", "identifier"):
-                awaited = fn
-                fn, ft = inner, inner.type
-        if ft == "member_expression":
-            last = src[fn.start_byte : fn.end_byte].rsplit(b".", 1)[-1].strip()
-        elif ft == "identifier":
-            last = src[fn.start_byte : fn.end_byte]
-        else:
-            last = b""
-        hit = last in _HIT
-        args = c["call.arguments"][0].named_children
-        if ft == "super":  # what a constructor passes to its base class
-            self.on_super(c["call"][0], args)
-            return
-        if hit:
-            if ft == "member_expression" and last in ROUTE_METHODS_B and self.on_route(fn, args, c["call"][0]):
-                return
-        else:
-            if not args or last in _NOT_CALLS_B or ft == "import":
-                return
-            # quick reject of calls whose arguments cannot be URL-like (most calls)
-            if last == b"fetchBaseQuery":  # RTK Query: the base of the file's createApi endpoints
-                self.rtk_base(c["call"][0], args)
-                return
-            maybe = self.maybe
-            for a in args:
-                t = a.type
-                if t == "string":
-                    if b"/" in src[a.start_byte : a.end_byte]:
-                        break
-                elif t == "identifier":
-                    raw = src[a.start_byte : a.end_byte]
-                    if raw in maybe or _URLISH_NAME.search(raw):
-                        break
-                elif t == "member_expression":
-                    if src[a.start_byte : a.end_byte].split(b".", 1)[0].rstrip(b"?") in maybe:
-                        break
-                elif t == "object":
-                    raw = src[a.start_byte : a.end_byte]
-                    if b"url" in raw or b"path" in raw or b"baseURL" in raw or b"query" in raw or b"..." in raw:
-                        break
-                elif t == "binary_expression":
-                    if b"+" in src[a.start_byte : a.end_byte]:
-                        break
-                elif t in _STRINGISH:  # templates, wrapped expressions
-                    break
-            else:
-                return
-        call = c["call"][0]
-        f = self.locate(call) if self.fns else None
-        scope = f.named if f is not None else None
-        arg = self.arg
-        vals = tuple([arg(a, f, scope) for a in args if a.type != "comment"])
-        if not hit:
-            for v in vals:
-                if _url_like(v):
-                    break
-            else:
-                return
-        base = self.base
-        self.out.calls.append(
-            CallSite(
-                self.callee_text(fn),
-                Span(base + call.start_byte, base + call.end_byte),
-                vals,
-                (),
-                scope.name if scope is not None else None,
-                self.call_reads(call, awaited, f),  # how its value is used (ecma_reads)
-            )
-        )
-
-    def on_super(self, call: Node, args: list[Node]) -> None:
-        cls = self.enclosing_class(call.start_byte)
-        if cls is None or cls in self.super_args:
-            return
-        f = self.locate(call)
-        named = f.named if f is not None else None
-        self.super_args[cls] = tuple([self.value(a, f, named, 0) for a in args if a.type != "comment"])
-
-    def rtk_base(self, call: Node, args: list[Node]) -> None:
-        f = self.locate(call)
-        for a in args:
-            if a.type == "object":
-                ov = self.obj(a, f, f.named if f is not None else None, 0)
-                v = ov.get("baseUrl")
-                if type(v) is StrVal:
-                    self.out.clients.append(ClientDef("rtk", "rtk", v.expr, self.span(call)))  # type: ignore[union-attr]
-                return
-
-
 
 def _builder(v: ArgVal | None) -> ArgVal | None:
     """A function's return value, kept when a caller may follow it: a string built from
@@ -962,50 +810,6 @@ def _url_parts(expr: UrlExpr) -> bool:
             return True
         if t is Alt:
             return True
-    return False
-
-
-def _url_like(v: ArgVal | None, depth: int = 0) -> bool:
-    """Whether a value may hold a URL: a string with a slash or starting with a parameter
-    of the enclosing function, an object with a URL key (also through a spread), an array
-    or function value holding one."""
-    t = type(v)
-    if t is StrVal:
-        expr = v.expr  # type: ignore[union-attr]
-        if expr and type(expr[0]) is Arg:
-            return True
-        return _slashy(expr, depth)
-    if depth > 4:
-        return False
-    if t is ObjVal:
-        for k, x in v.fields:  # type: ignore[union-attr]
-            if k in URL_KEYS or ((k == SPREAD or k == "0") and _url_like(x, depth + 1)):
-                return True
-            if k == "query" and type(x) is FnVal and type(x.returns) in (StrVal, ObjVal):  # type: ignore[union-attr]
-                return True  # RTK Query: `query: () => 'wishlist'`
-        return False
-    if t is FnVal:
-        return _url_like(v.returns, depth + 1)  # type: ignore[union-attr]
-    return False
-
-
-def _slashy(expr: UrlExpr, depth: int) -> bool:
-    for p in expr:
-        t = type(p)
-        if t is Lit:
-            if "/" in p.text:  # type: ignore[union-attr]
-                return True
-        elif t is Ref:
-            # a constant named like a path (`PATH`, `API_URL`, `usersEndpoint`), from this
-            # module or another: its value is known only to the linker
-            if _URLISH_NAME.search(p.name.rpartition(".")[2].encode()):  # type: ignore[union-attr]
-                return True
-        elif t is Alt:
-            if depth < 4 and any(_slashy(o, depth + 1) for o in p.options):  # type: ignore[union-attr]
-                return True
-        elif t is Call:
-            if depth < 4 and any(_url_like(a, depth + 1) for a in p.args):  # type: ignore[union-attr]
-                return True
     return False
 
 

@@ -1,4 +1,4 @@
-; NestJS declarations (JavaScript, TypeScript, TSX). Run by analyzers/extract/ecma_routes.py
+; NestJS declarations (JavaScript, TypeScript, TSX). Run by analyzers/extract/ecma_nest.py
 ; over the dispatched statements, only in a file that imports from `@nestjs/...`.
 ;
 ; Captures (captures starting with "_" only serve predicates):
