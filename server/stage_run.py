@@ -177,9 +177,8 @@ class RunState:
     order: a resumed run gives them again without asking) with the sha256 of the question
     each one answered (``asked``: an answer is given again only to the same question; a
     state saved before ``asked`` existed has none, and its answers are given by position),
-    the steps completed (name ->
-    JSON data, the stage's own) and the files written or found up to date (path -> sha256
-    of the text)."""
+    the steps completed (name -> JSON data, the stage's own) and the files written or found
+    up to date (path -> sha256 of the text)."""
 
     run_id: str
     stage: str
@@ -215,7 +214,7 @@ class RunState:
             raise StateError("a field holds a value of the wrong kind")
         asked = obj.get("asked", [])
         if not isinstance(asked, list) or not all(isinstance(a, str) for a in asked) or len(asked) > len(obj["answers"]):
-            raise StateError("`asked` is not a list of as many question hashes as answers, or fewer")
+            raise StateError("`asked` must be a list of question hashes, no longer than `answers`")
         return cls(**{k: obj[k] for k in kinds}, asked=asked)
 
 
@@ -325,8 +324,8 @@ class Run:
         """The model's answer to ``messages``. Raises ``llm.LLMError`` (``LLMCancelled``
         when the UI's cancel event is set) and ``KeyboardInterrupt``. In a resumed run,
         the answers already received are given again in order, without asking, each only
-        to the question it answered: from the first question that differs (the workspace
-        or the spec changed since), the saved answers are dropped and the model is asked."""
+        to the question it answered: from the first question that differs (the prompt's
+        context changed since), the saved answers are dropped and the model is asked."""
         question = json.dumps(messages, ensure_ascii=False, sort_keys=True)
         if not self.prompt:
             self.prompt = question

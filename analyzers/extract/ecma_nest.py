@@ -42,7 +42,6 @@ __all__ = ["NestMixin"]
 # NestJS: method decorators -> the route's method
 _NEST_VERBS = {"Get": "GET", "Post": "POST", "Put": "PUT", "Patch": "PATCH", "Delete": "DELETE", "All": "ANY",
                "Head": "HEAD", "Options": "OPTIONS", "Search": "SEARCH"}
-_NEST_CALLS = frozenset({"Controller", "Module", *_NEST_VERBS, "Version"})
 # `RequestMethod.X` in a setGlobalPrefix exclude -> the method ("" for all)
 _REQUEST_METHODS = {"GET": "GET", "POST": "POST", "PUT": "PUT", "PATCH": "PATCH", "DELETE": "DELETE",
                     "HEAD": "HEAD", "OPTIONS": "OPTIONS", "SEARCH": "SEARCH", "ALL": ""}
