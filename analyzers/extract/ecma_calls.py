@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from tree_sitter import Node
 
+from .ecma_base import ProgramBase
 from .ecma_exprs import _STRINGISH
 from .ecma_routes import ROUTE_METHODS_B
 from ..model import SPREAD, Alt, Arg, ArgVal, Call, CallSite, ClientDef, FnVal, Lit, ObjVal, Ref, Span, StrVal, UrlExpr
@@ -56,21 +57,17 @@ _NOT_CALLS_B = frozenset(x.encode() for x in NOT_CALLS)
 _URLISH_NAME = re.compile(rb"^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*$|[Pp]ath|[Uu]rl|URL|[Uu]ri\b|[Rr]oute|[Ee]ndpoint")
 
 
-class CallsMixin:
+class CallsMixin(ProgramBase):
     """The call-site methods of ``ecma._Program`` (which provides ``span``, ``callee_text``,
     ``locate``, ``arg``, ``value`` and ``obj`` (``ExprsMixin``), ``enclosing_class``
     (``ClientsMixin``), ``on_route`` (``RoutesMixin``), ``call_reads`` (``ReadsMixin``) and
     the tables ``out``, ``fns``, ``maybe``, ``super_args``)."""
 
-    if TYPE_CHECKING:  # what ``_Program`` provides
-        out: Any
-        src: bytes
-        base: int
+    if TYPE_CHECKING:  # what ``_Program`` provides beyond ``ProgramBase``
         fns: list[_Scope]
         maybe: set[bytes]
         super_args: dict[str, tuple[ArgVal, ...]]
 
-        def span(self, n: Node) -> Span: ...
         def callee_text(self, fn: Node) -> str: ...
         def locate(self, n: Node) -> _Scope | None: ...
         def arg(self, n: Node, rec: _Scope | None, scope: _Scope | None) -> ArgVal: ...

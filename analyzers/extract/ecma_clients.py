@@ -10,13 +10,14 @@ with what classes extend (``class_bases``) and the fields their constructors set
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from tree_sitter import Node
 
+from .ecma_base import ProgramBase
 from .ecma_exprs import _STRINGISH
 from .ecma_routes import unwrap as _unwrap
-from ..model import Arg, ClientDef, ObjVal, Param, Span, StrVal, Unknown, UrlExpr
+from ..model import Arg, ClientDef, Param, StrVal, Unknown, UrlExpr
 
 if TYPE_CHECKING:
     from .ecma import _Scope
@@ -52,31 +53,16 @@ CLIENT_MODULES = {
 CLIENT_GLOBALS = {"axios": "axios", "ky": "ky", "ofetch": "ofetch", "$fetch": "ofetch"}
 
 
-class ClientsMixin:
+class ClientsMixin(ProgramBase):
     """The client methods of ``ecma._Program`` (which provides ``text``, ``span``,
     ``key_text``, ``dotted``, ``locate``, ``params``, ``expr`` and ``obj`` (``ExprsMixin``)
     and the tables ``out``, ``classes``, ``typed``, ``ctor_fields``, ``import_modules``,
     ``fn_by_id``)."""
 
-    if TYPE_CHECKING:  # what ``_Program`` provides
-        out: Any
-        src: bytes
-        base: int
-        grammar: str
+    if TYPE_CHECKING:  # what ``_Program`` provides beyond ``ProgramBase``
         classes: list[tuple[int, int, str]]
         typed: list[tuple[Node, str, str, bool]]
         ctor_fields: dict[str, list[tuple[str, int]]]
-        import_modules: dict[str, str]
-        fn_by_id: dict[int, Any]
-
-        def text(self, n: Node) -> str: ...
-        def span(self, n: Node) -> Span: ...
-        def key_text(self, n: Node) -> str | None: ...
-        def dotted(self, n: Node) -> list[str] | None: ...
-        def locate(self, n: Node) -> Any: ...
-        def params(self, f: Any) -> dict[str, tuple[int, str | None]]: ...
-        def expr(self, n: Node, rec: Any, scope: Any, depth: int = 0) -> UrlExpr | None: ...
-        def obj(self, n: Node, rec: Any, scope: Any, depth: int) -> ObjVal: ...
 
     def enclosing_class(self, pos: int) -> str | None:
         best = None

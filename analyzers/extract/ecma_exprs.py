@@ -13,10 +13,11 @@ string-like values).
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from tree_sitter import Node
 
+from .ecma_base import ProgramBase
 from .names import BASE_FIELD
 from .urlexpr import merge
 from .ecma_values import SEARCH_PARAMS, STRINGIFY, literal_key, passes_through
@@ -146,27 +147,17 @@ def _run_time(segs: list[str]) -> UrlExpr:
     return (Param(segs[-1]),)
 
 
-class ExprsMixin:
+class ExprsMixin(ProgramBase):
     """The URL-expression and value methods of ``ecma._Program`` (which provides ``text``,
     ``span``, ``string_value``, ``key_text``, ``dotted``, ``callee_text``, ``subst_name``,
     ``params``, ``param_info`` and the tables ``assigned``, ``fn_by_id``, ``values``)."""
 
-    if TYPE_CHECKING:  # what ``_Program`` provides
-        src: bytes
-        base: int
-        grammar: str
+    if TYPE_CHECKING:  # what ``_Program`` provides beyond ``ProgramBase``
         assigned: set[str]
-        fn_by_id: dict[int, Any]
         values: dict[tuple, ArgVal | None]
 
-        def text(self, n: Node) -> str: ...
-        def span(self, n: Node) -> Span: ...
-        def string_value(self, n: Node) -> str: ...
-        def key_text(self, n: Node) -> str | None: ...
-        def dotted(self, n: Node) -> list[str] | None: ...
         def callee_text(self, fn: Node) -> str: ...
         def subst_name(self, n: Node | None) -> str: ...
-        def params(self, f: Any) -> dict[str, tuple[int, str | None]]: ...
         def param_info(self, n: Node) -> tuple[str, list[tuple[str, str | None]]] | None: ...
 
     def expr(self, n: Node, rec: _Scope | None, scope: _Scope | None, depth: int = 0) -> UrlExpr | None:

@@ -8,33 +8,24 @@ statements, ``require()`` / ``import()`` / ``import.meta.glob()`` anywhere (guar
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from tree_sitter import Node
 
+from .ecma_base import ProgramBase
 from .ecma_routes import unwrap as _unwrap
 from ..model import Export, Import, Span
 
 __all__ = ["ModulesMixin"]
 
 
-class ModulesMixin:
+class ModulesMixin(ProgramBase):
     """The import and export methods of ``ecma._Program`` (which provides ``text``,
     ``span``, ``string_value``, ``specifier``, ``key_text``, ``dotted`` and the tables
     ``out``, ``import_modules``, ``at``)."""
 
-    if TYPE_CHECKING:  # what ``_Program`` provides
-        out: Any
-        base: int
+    if TYPE_CHECKING:  # what ``_Program`` provides beyond ``ProgramBase``
         at: list[int]
-        import_modules: dict[str, str]
-
-        def text(self, n: Node) -> str: ...
-        def span(self, n: Node) -> Span: ...
-        def string_value(self, n: Node) -> str: ...
-        def specifier(self, n: Node) -> tuple[str, Span] | None: ...
-        def key_text(self, n: Node) -> str | None: ...
-        def dotted(self, n: Node) -> list[str] | None: ...
 
     def on_import(self, c: dict) -> None:
         source = c["import.source"][0]

@@ -29,13 +29,14 @@ NestJS (``framework="nest"``):
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from tree_sitter import Node, QueryCursor
 
+from .ecma_base import ProgramBase
 from .. import languages
 from .ecma_routes import _items, _short, nest_join, unwrap
-from ..model import Lit, Route, RouteMount, Span, UrlExpr
+from ..model import Lit, Route, RouteMount, UrlExpr
 
 __all__ = ["NestMixin"]
 
@@ -47,20 +48,14 @@ _REQUEST_METHODS = {"GET": "GET", "POST": "POST", "PUT": "PUT", "PATCH": "PATCH"
                     "HEAD": "HEAD", "OPTIONS": "OPTIONS", "SEARCH": "SEARCH", "ALL": ""}
 
 
-class NestMixin:
+class NestMixin(ProgramBase):
     """The NestJS methods of ``ecma._Program`` (which provides ``text``, ``span``, ``dotted``,
     ``grammar``, ``option``, ``literal_path``, ``route_path`` and ``put_route`` (the last four
     ``RoutesMixin``'s) and the tables ``out``, ``claimed``, ``import_modules``)."""
 
-    if TYPE_CHECKING:  # what ``_Program`` provides
-        out: Any
-        grammar: str
+    if TYPE_CHECKING:  # what ``_Program`` provides beyond ``ProgramBase``
         claimed: set[int]
-        import_modules: dict[str, str]
 
-        def text(self, n: Node) -> str: ...
-        def span(self, n: Node) -> Span: ...
-        def dotted(self, n: Node) -> list[str] | None: ...
         def option(self, obj: Node, key: str) -> Node | None: ...
         def literal_path(self, n: Node) -> str | None: ...
         def route_path(self, n: Node) -> tuple[str, str | None, UrlExpr | None]: ...

@@ -42,6 +42,7 @@ from typing import TYPE_CHECKING, Any
 
 from tree_sitter import Node
 
+from .ecma_base import ProgramBase
 from ..model import Definition, FunctionDef, Lit, Ref, Route, RouteMount, Span, UrlExpr
 
 ROUTE_METHODS = frozenset({"get", "post", "put", "patch", "delete", "head", "options"})
@@ -102,32 +103,19 @@ def _items(args: Node | None) -> list[Node]:
     return [a for a in args.named_children if a.type != "comment"] if args is not None else []
 
 
-class RoutesMixin:
+class RoutesMixin(ProgramBase):
     """The route and mount methods of ``ecma._Program`` (which provides ``text``, ``span``,
     ``string_value``, ``specifier``, ``key_text``, ``dotted``, ``locate``, ``params``,
     ``expr`` and the tables ``servers``, ``local_routers``, ``import_modules``, ``claimed``,
     ``plugins``)."""
 
-    if TYPE_CHECKING:  # what ``_Program`` provides
-        out: Any
-        src: bytes
+    if TYPE_CHECKING:  # what ``_Program`` provides beyond ``ProgramBase``
         fns: list
         servers: dict[str, tuple]
         local_routers: dict[tuple[int, str], tuple]
         claimed: set[int]
         plugins: dict[int, tuple | None]
         _backend: list
-        import_modules: dict[str, str]
-
-        def text(self, n: Node) -> str: ...
-        def span(self, n: Node) -> Span: ...
-        def string_value(self, n: Node) -> str: ...
-        def specifier(self, n: Node) -> tuple[str, Span] | None: ...
-        def key_text(self, n: Node) -> str | None: ...
-        def dotted(self, n: Node) -> list[str] | None: ...
-        def locate(self, n: Node) -> Any: ...
-        def params(self, f: Any) -> dict[str, tuple[int, str | None]]: ...
-        def expr(self, n: Node, rec: Any, scope: Any, depth: int = 0) -> UrlExpr | None: ...
 
     def server_info(self, c: dict) -> tuple:
         """(kind, own prefix, holder) of an app or router bound to a variable: the kind is a
