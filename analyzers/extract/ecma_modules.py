@@ -44,16 +44,18 @@ class ModulesMixin(ProgramBase):
             out.append(Import(module, "*", self.text(n), self.span(n), kind, False, mspan))
             self.import_modules[self.text(n)] = module
         elif "import.name" in c:
-            n = c["import.name"][0]
-            name = self.key_text(n) or self.text(n)
-            alias = c.get("import.alias")
-            local = self.text(alias[0]) if alias else name
-            end = alias[0] if alias else n
-            out.append(Import(module, name, local, Span(self.base + n.start_byte, self.base + end.end_byte), kind,
-                              False, mspan))
+            name, local, span = self.named_binding(c["import.name"][0], c.get("import.alias"))
+            out.append(Import(module, name, local, span, kind, False, mspan))
             self.import_modules[local] = module
         else:  # only for its effect: `import './app.css'`
             out.append(Import(module, "", "", self.span(source), kind, False, mspan))
+
+    def named_binding(self, n: Node, alias: list[Node] | None) -> tuple[str, str, Span]:
+        """(name imported, local name, span from the name to the alias) of ``{ n as alias }``
+        in an import or of ``{ n: alias }`` in a destructured ``require()``."""
+        name = self.key_text(n) or self.text(n)
+        end = alias[0] if alias else n
+        return name, self.text(alias[0]) if alias else name, Span(self.base + n.start_byte, self.base + end.end_byte)
 
     def on_loads(self, requires: list[dict], loads: list[tuple[str, Node]], guards: list[tuple[int, int]]) -> None:
         """``require()`` calls (bound, destructured, alone or used as a value: each call once),
@@ -87,12 +89,8 @@ class ModulesMixin(ProgramBase):
                 self.import_modules[self.text(n)] = module
             elif "require.name" in c:
                 n = c["require.name"][0]
-                name = self.key_text(n) or self.text(n)
-                alias = c.get("require.alias")
-                local = self.text(alias[0]) if alias else name
-                end = alias[0] if alias else n
-                out.append(Import(module, name, local, Span(self.base + n.start_byte, self.base + end.end_byte),
-                                  "require", g, mspan))
+                name, local, span = self.named_binding(n, c.get("require.alias"))
+                out.append(Import(module, name, local, span, "require", g, mspan))
                 self.at[0] = n.start_byte
                 self.import_modules[local] = module
             else:  # not bound: for its effect (a statement of its own) or used as a value
