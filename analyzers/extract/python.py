@@ -65,6 +65,7 @@ from ..languages import grammar, parse, query
 from .python_models import ModelFacts
 from .python_reads import ReadFacts
 from .python_routes import RouteFacts
+from .python_views import ViewFacts
 from .python_values import ValueFacts, _IDENT, _OtherVal, _Span, _Unknown, _all_unknown, _fast, _span
 from ..model import (
     Arg,
@@ -178,7 +179,7 @@ def _grammar() -> _Grammar:
     return _Grammar()
 
 
-class _Program(RouteFacts, ReadFacts, ModelFacts, ValueFacts):
+class _Program(RouteFacts, ViewFacts, ReadFacts, ModelFacts, ValueFacts):
     def __init__(self, path: str, text: str, tree=None) -> None:
         self.path = path
         self.src = src = text.encode("utf-8", "surrogatepass")
