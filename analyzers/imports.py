@@ -97,6 +97,11 @@ class Environment:
       verdicts read from installed packages' files are not reused across one.
     - ``python_site``: the site-packages folder of the project's Python environment (an
       absolute path; where ``site:`` paths of an ``Installed`` reader point), None without one.
+    - ``augmentations``: module name -> the declaration files of a framework's generated
+      folder (``.nuxt/``, ``.svelte-kit/``: not workspace files) with a ``declare module``
+      block of that name; the names such a block declares are exported by the module (read
+      through the ``Installed`` reader); ``generated_stamp``: (path, mtime_ns, size) of each,
+      so that verdicts are not reused across a regeneration.
     """
 
     node_modules: Mapping[str, frozenset[str]] = field(default_factory=dict)
@@ -109,6 +114,8 @@ class Environment:
     python_version: str | None = None
     node_modules_stamp: tuple[tuple[str, int, int], ...] = ()
     python_site: str | None = None
+    augmentations: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    generated_stamp: tuple[tuple[str, int, int], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -301,14 +308,16 @@ class _Checker:
             return
         if self.ambient(spec) or (r.package and self.ambient(r.package)):
             return
-        if (module_judged or self.npm_package(imp, r.package or spec, mspan)) and self.installed is not None:
+        if (module_judged or self.npm_package(imp, r.package or spec, mspan, r.mapped)) and self.installed is not None:
             self.installed_module(imp, spec, mspan, module_judged)
 
     def ambient(self, spec: str) -> bool:
         return any(_wildcard(p, spec) for p in self.env.declared_modules)
 
-    def npm_package(self, imp: Import, name: str, mspan: Span) -> bool:
-        """Judge the package itself; True when it is installed where this file sees it."""
+    def npm_package(self, imp: Import, name: str, mspan: Span, mapped: str = "") -> bool:
+        """Judge the package itself; True when it is installed where this file sees it.
+        ``mapped``: the configuration maps the specifier to the package's folder (then it
+        is not judged undeclared: the framework that wrote the mapping provides it)."""
         types = "@types/" + (name[1:].replace("/", "__") if name.startswith("@") else name)
         up = _folders_up(self.path)
         installed_sets = [self.env.node_modules[f] for f in up if f in self.env.node_modules]
@@ -324,7 +333,7 @@ class _Checker:
                          f"cannot find package '{name}': it is not installed ({where}) and not declared "
                          f"in package.json: it may be a hallucinated package name", package=name)
                 return False
-            if installed and not declared and complete:
+            if installed and not declared and complete and not mapped:
                 self.add("undeclared-dependency", imp, mspan,
                          f"'{name}' is not declared in {manifests[0].path or 'package.json'}", package=name)
             return installed
@@ -410,7 +419,10 @@ class _Checker:
         known = self.js_exports(target, name, {target})
         if known is None or known[0]:
             return
-        names = sorted(n for n in known[1] if n not in ("default", "*", "="))
+        added = self.augmented(imp.module, name)
+        if added is None:
+            return
+        names = sorted(n for n in known[1] | added if n not in ("default", "*", "="))
         if name == "default":
             guess = next((n for n in names if n.lower() == imp.local.lower()), None)
             msg = f"{shown or target} has no default export"
@@ -424,6 +436,21 @@ class _Checker:
             self.add("missing-export", imp, imp.span, msg, fixes, target=target)
             return
         self.missing_name(imp, target, names, f"'{imp.name}' is not exported by {shown}" if shown else None)
+
+    def augmented(self, spec: str, name: str) -> set[str] | None:
+        """The names the ``declare module '<spec>'`` blocks of generated declaration files
+        add to ``spec``; None when one of them declares ``name`` or cannot be read (then
+        the name is not judged)."""
+        files = self.env.augmentations.get(clean_specifier(spec), ())
+        if not files or self.installed is None:
+            return set()
+        added: set[str] = set()
+        for f in files:
+            block = self.installed.facts(f"{f}#{clean_specifier(spec)}")
+            if block is None or block.open_exports or any(e.name in (name, "*", "=") for e in block.exports):
+                return None
+            added.update(e.name for e in block.exports)
+        return added
 
     def missing_name(self, imp: Import, target: str, names: list[str], msg: str | None = None) -> None:
         close = difflib.get_close_matches(imp.name, names, n=3, cutoff=0.6)

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from posixpath import dirname
 from typing import Callable
 
+from .package_entry import in_node_modules
 from .resolve_configs import Package, join, subpath_targets
 from .resolve_setup import Context, Note, ResolverConfig, is_resolver_config, split_package
 
@@ -60,7 +61,10 @@ class Resolution:
     path asked of ``exists``, in order: the candidates tried, which a caller records as
     dependencies (creating one of them may change the answer). ``doubt`` is non-empty when
     configuration that could not be read (an ``extends`` that is not in the workspace, an
-    alias that is not literal) may change a PACKAGE or MISSING answer."""
+    alias that is not literal) may change a PACKAGE or MISSING answer. ``mapped`` names the
+    configuration entry that maps a package specifier to an installed package's folder
+    (Nuxt's generated ``paths`` give ``vue-router`` -> ``node_modules/vue-router``): the
+    import is the configuration's, whatever the manifest declares."""
 
     kind: str
     path: str | None = None
@@ -70,6 +74,7 @@ class Resolution:
     via: str = ""
     probed: tuple[str, ...] = ()
     doubt: str = ""
+    mapped: str = ""
 
 
 # TypeScript's probing (checked with tsc 5.9 --traceResolution): a JS/TS extension is
@@ -238,6 +243,7 @@ class Resolver:
             return Resolution(PACKAGE, package=spec, provider=NODE, via="Node built-in", probed=tuple(probed))
         if spec.startswith("virtual:"):
             return Resolution(PACKAGE, package=spec, provider=VIRTUAL, via="bundler virtual module", probed=tuple(probed))
+        mapped = ""
         if depth == 0:
             ts = ctx.ts
             if ts is not None:
@@ -248,6 +254,9 @@ class Resolver:
                         found = self._file(target.replace("*", star) if star is not None else target, probed, False)
                         if found is not None:
                             return Resolution(FILE, path=found, via=f"paths {pattern!r} of {ts.config}", probed=tuple(probed))
+                    if targets and all(in_node_modules(t) for t in targets):
+                        # a package's folder (its package.json says the entry): the package, mapped
+                        mapped = f"paths {pattern!r} of {ts.config}"
                 if ts.base_url is not None and m is None:  # tsc: a paths match that fails skips baseUrl
                     base = join(ts.base_url, spec)
                     found = self._file(base, probed, spec.endswith("/")) if base is not None else None
@@ -302,7 +311,7 @@ class Resolver:
                               probed=tuple(probed), doubt=ctx.doubt)
         provider = NODE if name in NODE_BUILTINS else INSTALLED
         return Resolution(PACKAGE, package=name, provider=provider, via="Node built-in" if provider else "package",
-                          probed=tuple(probed), doubt=ctx.doubt)
+                          probed=tuple(probed), doubt=ctx.doubt, mapped=mapped)
 
     def _aliased(self, ctx: Context, spec: str, probed: list[str], depth: int) -> Resolution | None:
         """The first alias that matches decides (bundlers do not fall back to packages)."""
@@ -451,7 +460,7 @@ def clean_specifier(spec: str) -> str:
 
 
 def _with(r: Resolution, via: str) -> Resolution:
-    return Resolution(r.kind, r.path, r.package, r.provider, r.root, via, r.probed, r.doubt)
+    return Resolution(r.kind, r.path, r.package, r.provider, r.root, via, r.probed, r.doubt, r.mapped)
 
 
 __all__ = [

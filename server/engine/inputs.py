@@ -12,13 +12,16 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import logging
+import os
 import re
 from pathlib import Path
 from posixpath import basename
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Iterable
 
 from specward.analyzers.analyses import AnalysisInput
 from specward.analyzers.model import Finding
+
+from .reading import is_within, read_file, real_root
 
 if TYPE_CHECKING:
     from .config import Settings
@@ -64,6 +67,49 @@ def declared_modules(ws: "Workspace", sources: list[str]) -> dict[str, str]:
     return out
 
 
+# the folders a framework writes its generated declarations into, beside its project's
+# package.json; their tsconfig includes them, and the walk does not enter them
+GENERATED_TYPES = (".nuxt", ".svelte-kit")
+GENERATED_MAX_FILES = 5000
+
+
+def generated_augmentations(root: Path, folders: Iterable[str], limit: int) -> tuple[dict[str, tuple[str, ...]],
+                                                                                   tuple[tuple[str, int, int], ...]]:
+    """(module name -> the declaration files of a framework's generated folder that declare
+    it, e.g. ``.nuxt/content/types.d.ts`` for ``@nuxt/content``; their (path, mtime_ns,
+    size)), for the import checks: names such a block adds to a package are exported by it
+    (tsc sees the folder through the framework's tsconfig). Read from the disk, never
+    through a link out of the workspace, at most ``GENERATED_MAX_FILES`` files per folder,
+    none over ``limit`` bytes."""
+    top = real_root(str(root))
+    found: dict[str, list[str]] = {}
+    stamp: list[tuple[str, int, int]] = []
+    for folder in sorted(set(folders)):
+        for name in GENERATED_TYPES:
+            rel_dir = f"{folder}/{name}" if folder else name
+            real = os.path.realpath(os.path.join(root, rel_dir))
+            if not os.path.isdir(real) or not is_within(real, top):
+                continue
+            count = 0
+            for here, dirs, files in os.walk(real):  # (links to folders are not followed)
+                dirs[:] = sorted(d for d in dirs if d != "node_modules")
+                for f in sorted(files):
+                    if not f.endswith((".d.ts", ".d.mts", ".d.cts")) or count >= GENERATED_MAX_FILES:
+                        continue
+                    count += 1
+                    rel = f"{rel_dir}/{os.path.relpath(os.path.join(here, f), real).replace(os.sep, '/')}"
+                    ft = read_file(str(root), rel, limit)
+                    if ft.text is None:
+                        continue
+                    modules = [m for m in ambient_modules(ft.text) if "*" not in m]
+                    if modules:
+                        st = os.stat(os.path.join(root, rel))
+                        stamp.append((rel, st.st_mtime_ns, st.st_size))
+                    for m in modules:
+                        found.setdefault(m, []).append(rel)
+    return {m: tuple(v) for m, v in found.items()}, tuple(stamp)
+
+
 def analysis_input(root: Path, ws: "Workspace", settings: "Settings", sources: list[str] = (),  # type: ignore[assignment]
                    user_ledger: bool = False) -> tuple[AnalysisInput, dict[str, tuple[Finding, ...]]]:
     """The inputs, and the findings reading them produced, per file (a ledger's bad line).
@@ -84,6 +130,10 @@ def analysis_input(root: Path, ws: "Workspace", settings: "Settings", sources: l
         ambient = declared_modules(ws, sources)
         if ambient:
             environment = dataclasses.replace(environment, declared_modules=ambient)
+        npm_folders = [m.folder for m in environment.manifests.values() if m.kind == "npm"]
+        augmented, stamp = generated_augmentations(root, npm_folders, getattr(settings, "max_file_size", 1_000_000))
+        if augmented:
+            environment = dataclasses.replace(environment, augmentations=augmented, generated_stamp=stamp)
     except Exception as exc:  # noqa: BLE001 - the import checks judge packages by the manifests only
         log.warning("cannot read the installed packages: %s", exc)
     patterns = None

@@ -25,6 +25,7 @@ from specward.analyzers.extract.declarations import ambient_module
 from specward.analyzers.model import FileFacts
 from specward.analyzers.package_entry import SITE, TYPED_SUFFIXES, in_node_modules
 
+from .inputs import GENERATED_TYPES
 from .parsing import extract_safely
 from .reading import read_file, real_root, is_within
 
@@ -83,6 +84,12 @@ class InstalledFiles:
         except (OSError, ValueError):
             return False
 
+    def generated(self, path: str) -> bool:
+        """A declaration file of a framework's generated folder (``.nuxt/``, ``.svelte-kit/``),
+        which the walk does not list, read for its ``declare module`` blocks."""
+        parts = path.split("/")
+        return any(p in GENERATED_TYPES for p in parts[:-1]) and ".." not in parts and self._is_file(path)
+
     def _is_file(self, path: str) -> bool:
         full = os.path.join(self.root, path)
         try:
@@ -113,7 +120,7 @@ class InstalledFiles:
         if path.startswith(SITE):
             text = self._read(path) if self.exists(path) else None
             facts = extract_safely(path, text) if text is not None else None
-        elif real.endswith(TYPED_SUFFIXES) and self.exists(real):
+        elif real.endswith(TYPED_SUFFIXES) and (self.exists(real) or (module and self.generated(real))):
             text = self._read(real)
             if text is not None and module:
                 try:

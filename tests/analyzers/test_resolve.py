@@ -1090,3 +1090,22 @@ export const local = 1;
     assert (back.kind, back.path) == (FILE, "app/src/routes/local.ts")
     gone = ws.resolver.resolve("app/src/routes/invoice.ts", "./invoice.types")
     assert gone.kind == MISSING and "app/.generated/routes/invoice.types.ts" in gone.probed
+
+
+def test_paths_to_an_installed_package_folder_give_the_package_mapped():
+    """Nuxt's generated tsconfig maps `vue-router` to `node_modules/vue-router`: a folder
+    whose package.json names the entry. The specifier is that package, and the mapping is
+    said (the import checks do not call it undeclared); a mapping into the workspace that
+    fails is a plain fallback."""
+    ws = Workspace("""
+//- tsconfig.json
+{ "compilerOptions": { "paths": { "vue-router": ["./node_modules/vue-router"], "lodash": ["./vendor/lodash"] } } }
+//- src/main.ts
+export {}
+""")
+    r = ws.resolve("src/main.ts", "vue-router")
+    assert (r.kind, r.package) == ("package", "vue-router")
+    assert r.mapped == "paths 'vue-router' of tsconfig.json"
+    other = ws.resolve("src/main.ts", "lodash")
+    assert (other.kind, other.package, other.mapped) == ("package", "lodash", "")
+    assert ws.resolve("src/main.ts", "react").mapped == ""
