@@ -86,6 +86,8 @@ class Project:
     extras: str = ""  # pip extras of the project itself
     pip: list[str] = field(default_factory=list)  # more pip requirements (test dependencies)
     package_json: dict | None = None  # written when the template has none (create-next-app writes it in code)
+    dev_dependencies: dict = field(default_factory=dict)  # added to the package's own package.json
+    files: dict = field(default_factory=dict)  # written beside it (what a project created from it has)
     note: str = ""
 
 
@@ -93,6 +95,17 @@ def _vite(t: str, checks: list[tuple[str, list[str]]]) -> Project:
     return Project(f"vite-{t}", "npm", "create-vite", "9.3.0", sub=f"template-{t}", checks=checks,
                    note="create-vite template; checked as its `build` script does")
 
+
+NUXT_TSCONFIG = """{
+  "files": [],
+  "references": [
+    { "path": "./.nuxt/tsconfig.app.json" },
+    { "path": "./.nuxt/tsconfig.server.json" },
+    { "path": "./.nuxt/tsconfig.shared.json" },
+    { "path": "./.nuxt/tsconfig.node.json" }
+  ]
+}
+"""
 
 APP_NODE = [("tsc", ["-p", "tsconfig.app.json"]), ("tsc", ["-p", "tsconfig.node.json"])]
 PROJECTS: list[Project] = [
@@ -118,6 +131,15 @@ PROJECTS: list[Project] = [
             checks=[("svelte-check", ["--tsconfig", "./tsconfig.json"])], prepare=[["svelte-kit", "sync"]],
             note="the SvelteKit demo app (`sv create --template demo --types ts`), put together from the "
                  "package's file lists; svelte.config.js is the minimal one (adapter-auto)"),
+    Project("docus", "npm", "docus", "5.12.3",
+            checks=[("vue-tsc", ["-p", f".nuxt/tsconfig.{t}.json"]) for t in ("app", "server", "shared", "node")],
+            prepare=[["nuxt", "prepare"]],
+            dev_dependencies={"nuxt": "4.6.4", "vue-tsc": "3.3.14", "typescript": "5.9.3"},
+            files={"tsconfig.json": NUXT_TSCONFIG},
+            note="Docus, a Nuxt 4 layer (a real Nuxt app: app/, server/, modules/), with the peer `nuxt` and "
+                 "`vue-tsc` added and the tsconfig.json a Nuxt 4 project has (references to .nuxt/); "
+                 "`nuxt prepare` writes .nuxt (generated paths, `declare module` blocks); checked as "
+                 "`nuxi typecheck` does, one vue-tsc run per generated tsconfig"),
     Project("httpx", "pypi", "httpx", "0.28.1", extras="brotli,cli,http2,socks,zstd",
             pip=["pytest==8.4.2", "trustme==1.2.1", "uvicorn==0.38.0", "trio==0.32.0", "chardet==5.2.0"]),
     Project("rich", "pypi", "rich", "15.0.0", pip=["pytest==8.4.2", "attrs==25.4.0"]),
@@ -198,7 +220,7 @@ def _must(cp: subprocess.CompletedProcess, what: str) -> subprocess.CompletedPro
 
 
 def _node_env(root: Path) -> dict:
-    env = dict(os.environ, NEXT_TELEMETRY_DISABLED="1", SVELTEKIT_TELEMETRY_DISABLED="1")
+    env = dict(os.environ, NEXT_TELEMETRY_DISABLED="1", SVELTEKIT_TELEMETRY_DISABLED="1", NUXT_TELEMETRY_DISABLED="1")
     env["PATH"] = f"{root / 'node_modules' / '.bin'}{os.pathsep}{env.get('PATH', '')}"
     return env
 
@@ -209,6 +231,8 @@ def fetch(p: Project, work: Path) -> Path:
     want = {"package": p.package, "version": p.version, "sub": p.sub, "extras": p.extras, "pip": p.pip}
     if p.package_json is not None:
         want["package_json"] = p.package_json
+    if p.dev_dependencies or p.files:
+        want["dev_dependencies"], want["files"] = p.dev_dependencies, p.files
     if stamp.is_file() and json.loads(stamp.read_text()).get("spec") == want:
         return dest
     if dest.exists():
@@ -242,6 +266,12 @@ def _fetch_npm(p: Project, dest: Path) -> None:
             (dest / gi).rename(dest / ".gitignore")
     if p.package_json is not None:
         (dest / "package.json").write_text(json.dumps(p.package_json, indent=2) + "\n")
+    if p.dev_dependencies:
+        manifest = json.loads((dest / "package.json").read_text())
+        manifest.setdefault("devDependencies", {}).update(p.dev_dependencies)
+        (dest / "package.json").write_text(json.dumps(manifest, indent=2) + "\n")
+    for rel, text in p.files.items():
+        (dest / rel).write_text(text)
     shutil.rmtree(tmp, ignore_errors=True)
     _must(_run(["npm", "install", *NPM_FLAGS], dest, timeout=900), f"npm install in {p.name}")
     for cmd in p.prepare:
