@@ -29,7 +29,7 @@ from wcmatch import glob as wcglob
 from .codes import CODES
 from .model import FOLDER_EDGE, Export, FileFacts, Finding, Import, Span
 from .package_entry import NO_SUBPATH, SITE, TYPED, Entry, Installed, in_installed, installed_entry
-from .resolve import FILE, INSTALLED, MISSING, PACKAGE, Resolution, Resolver, clean_specifier
+from .resolve import FILE, INSTALLED, MISSING, PACKAGE, SVELTEKIT, Resolution, Resolver, clean_specifier
 from .resolve_setup import split_package
 
 # import names whose distribution is named otherwise (configuration may add more:
@@ -716,7 +716,8 @@ class _Checker:
         """Replace the specifier by the one naming the nearest existing module."""
         if not self.files or not r.probed or imp.module_span is None:
             return ()
-        new = _nearest_specifier(self.path, imp.module, r.probed, self.files, self.python)
+        new = self.generated_specifier(imp.module) or _nearest_specifier(self.path, imp.module, r.probed,
+                                                                          self.files, self.python)
         if new is None or new == imp.module:
             return ()
         span = imp.module_span
@@ -729,6 +730,18 @@ class _Checker:
             if alias is not None:
                 fixes.append((f"Change to '{alias}' (the project's alias)", self.path, start, end, alias))
         return tuple(fixes)
+
+    def generated_specifier(self, spec: str) -> str | None:
+        """A module the framework generates and the walk never lists, when ``spec`` is a
+        misspelling of it: SvelteKit's ``./$types`` beside a route (``./$typess``)."""
+        if self.python or not spec.startswith("./") or "/" in spec[2:]:
+            return None
+        for name in _GENERATED_SPECIFIERS:
+            if spec != name and difflib.SequenceMatcher(None, spec, name).ratio() >= 0.8:
+                r = self.resolve(self.path, name)
+                if r.kind == PACKAGE and r.provider == SVELTEKIT:
+                    return name
+        return None
 
     def alias_form(self, spec: str) -> str | None:
         """The file ``spec`` names, written through the tsconfig ``paths`` alias that covers
@@ -764,6 +777,7 @@ class _Checker:
         return None
 
 
+_GENERATED_SPECIFIERS = ("./$types",)
 _FOLDERS_MEMO: list[tuple[Collection[str], frozenset[str]]] = []
 
 

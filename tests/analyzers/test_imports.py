@@ -587,3 +587,26 @@ def test_an_import_meta_glob_depends_on_its_folder_and_trusts_what_the_walk_left
     ignored = check_imports(facts, resolver, tree.lookup, tree.env, files=list(tree.files),
                             unlisted_below=lambda folder: folder == "src/view")  # an ignored folder
     assert [dict(f.data)["module"] for f in ignored.findings] == ["./views/*.tsx"]
+
+
+def test_a_misspelled_generated_types_module_suggests_it():
+    """`./$types` beside a SvelteKit route is generated (never a listed file): a misspelling
+    of it is a phantom whose fix names it, not the nearest listed file."""
+    tree = Tree("""
+    //- package.json
+    {"name": "site", "dependencies": {"@sveltejs/kit": "^2"}}
+    //- svelte.config.js
+    export default {};
+    //- src/routes/notes/+page.server.ts
+    export const load = () => ({});
+    //- src/routes/notes/+page.ts
+    import type { PageLoad } from './$typess';
+    import { short } from './sharp';
+    //- src/routes/notes/short.ts
+    export const short = 1;
+    """, Environment(node_modules={"": frozenset({"@sveltejs/kit"})}, manifests=dict([npm(declared={"@sveltejs/kit"})])))
+    got = [(f.code, dict(f.data)["module"], f.message, dict(f.data).get("fixes"))
+           for f in tree.check("src/routes/notes/+page.ts", spans=True).findings]
+    assert [(code, module) for code, module, _, _ in got] == [("phantom-import", "./$typess"), ("phantom-import", "./sharp")]
+    assert "did you mean './$types'?" in got[0][2] and got[0][3][0][4] == "./$types"
+    assert "did you mean './short'?" in got[1][2]
