@@ -29,6 +29,16 @@ def copy_example(dest: Path, source: Path = EXAMPLE) -> Path:
     return dest
 
 
+def write_tree(root: Path, files: dict[str, str]) -> Path:
+    """``files`` (workspace-relative path -> text) written under ``root``, a repository root
+    (an empty ``.git``: the walk's project root); returns ``root``."""
+    (root / ".git").mkdir()
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+    return root
+
+
 @pytest.fixture
 def workspace(tmp_path: Path) -> Path:
     return copy_example(tmp_path / "ws")

@@ -11,6 +11,8 @@ import pytest
 
 from specward.server.engine.index import WorkspaceIndex
 
+from conftest import write_tree
+
 RULES = '''[[invariants]]
 id = "payment-config"
 type = "no-hardcoded-config"
@@ -35,12 +37,7 @@ FILES = {"specward.toml": RULES, "src/config/paymentConfig.ts": CONFIG, "src/pay
          "app/__init__.py": "", "app/domain/__init__.py": "", "app/domain/prices.py": PRICES}
 
 
-def _ws(root: Path, files: dict[str, str]) -> Path:
-    (root / ".git").mkdir()
-    for rel, text in files.items():
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel).write_text(text)
-    return root
+_ws = write_tree
 
 
 def _violations(idx: WorkspaceIndex) -> list[tuple[str, str, str]]:

@@ -18,6 +18,8 @@ from pathlib import Path
 
 from specward.server.engine.index import WorkspaceIndex
 
+from conftest import write_tree
+
 _NUXT_TSCONFIG = {
     "compilerOptions": {"paths": {
         "~": ["../app"], "~/*": ["../app/*"],
@@ -69,11 +71,7 @@ APP = {
 
 
 def _ws(root: Path) -> Path:
-    (root / ".git").mkdir()
-    for rel, text in APP.items():
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel).write_text(text)
-    return root
+    return write_tree(root, APP)
 
 
 def _imports(idx: WorkspaceIndex) -> list[tuple[str, str, str]]:

@@ -11,6 +11,8 @@ from pathlib import Path
 
 from specward.server.engine.index import WorkspaceIndex
 
+from conftest import write_tree
+
 APP = {
     "package.json": '{"name": "notes", "type": "module", "devDependencies": {"@sveltejs/kit": "^2.0.0"}}\n',
     "svelte.config.js": "export default { kit: {} };\n",
@@ -31,11 +33,7 @@ APP = {
 
 
 def _ws(root: Path) -> Path:
-    (root / ".git").mkdir()
-    for rel, text in APP.items():
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel).write_text(text)
-    return root
+    return write_tree(root, APP)
 
 
 def _phantoms(idx: WorkspaceIndex) -> list[str]:
