@@ -91,8 +91,8 @@ class Environment:
     - ``augmentations``: module name -> the declaration files of a framework's generated
       folder (``.nuxt/``, ``.svelte-kit/``: not workspace files) with a ``declare module``
       block of that name; the names such a block declares are exported by the module (read
-      through the ``Installed`` reader); ``generated_stamp``: (path, mtime_ns, size) of each,
-      so that verdicts are not reused across a regeneration.
+      through the ``Installed`` reader); ``generated_stamp``: (path, digest of the text) of
+      each, so that verdicts are not reused across a regeneration that changes one.
     """
 
     node_modules: Mapping[str, frozenset[str]] = field(default_factory=dict)
@@ -106,7 +106,7 @@ class Environment:
     node_modules_stamp: tuple[tuple[str, int, int], ...] = ()
     python_site: str | None = None
     augmentations: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
-    generated_stamp: tuple[tuple[str, int, int], ...] = ()
+    generated_stamp: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)

@@ -74,16 +74,16 @@ GENERATED_MAX_FILES = 5000
 
 
 def generated_augmentations(root: Path, folders: Iterable[str], limit: int) -> tuple[dict[str, tuple[str, ...]],
-                                                                                   tuple[tuple[str, int, int], ...]]:
+                                                                                   tuple[tuple[str, str], ...]]:
     """(module name -> the declaration files of a framework's generated folder that declare
-    it, e.g. ``.nuxt/content/types.d.ts`` for ``@nuxt/content``; their (path, mtime_ns,
-    size)), for the import checks: names such a block adds to a package are exported by it
+    it, e.g. ``.nuxt/content/types.d.ts`` for ``@nuxt/content``; their (path, digest): the
+    content, not the time, since a framework rewrites them at every start), for the import checks: names such a block adds to a package are exported by it
     (tsc sees the folder through the framework's tsconfig). Read from the disk, never
     through a link out of the workspace, at most ``GENERATED_MAX_FILES`` files per folder,
     none over ``limit`` bytes."""
     top = real_root(str(root))
     found: dict[str, list[str]] = {}
-    stamp: list[tuple[str, int, int]] = []
+    stamp: list[tuple[str, str]] = []
     for folder in sorted(set(folders)):
         for name in GENERATED_TYPES:
             rel_dir = f"{folder}/{name}" if folder else name
@@ -103,8 +103,7 @@ def generated_augmentations(root: Path, folders: Iterable[str], limit: int) -> t
                         continue
                     modules = [m for m in ambient_modules(ft.text) if "*" not in m]
                     if modules:
-                        st = os.stat(os.path.join(root, rel))
-                        stamp.append((rel, st.st_mtime_ns, st.st_size))
+                        stamp.append((rel, ft.digest))
                     for m in modules:
                         found.setdefault(m, []).append(rel)
     return {m: tuple(v) for m, v in found.items()}, tuple(stamp)

@@ -115,7 +115,24 @@ def test_a_regenerated_block_is_read_again_at_the_next_start(tmp_path: Path):
         "  interface Collections {", "  interface GuideItm extends GuideItem {}\n  interface Collections {"))
     again = WorkspaceIndex(root)
     again.build()
+    assert again.stats["relinked_files"] > 0
     assert [code for _, code, _ in _imports(again)] == ["undeclared-dependency"]
+
+
+def test_a_block_rewritten_unchanged_keeps_the_cached_verdicts(tmp_path: Path):
+    """Frameworks rewrite their generated folder at every start (`nuxi dev`, `vite dev`):
+    the same text again judges nothing again."""
+    root = _ws(tmp_path)
+    idx = WorkspaceIndex(root)
+    idx.build()
+    idx.facts.wait_stored()
+    block = root / ".nuxt/pages/types.d.ts"
+    block.write_text(block.read_text())
+    os.utime(block, ns=(block.stat().st_atime_ns, block.stat().st_mtime_ns + 5_000_000_000))
+    again = WorkspaceIndex(root)
+    again.build()
+    assert again.stats["relinked_files"] == 0
+    assert [code for _, code, _ in _imports(again)] == ["missing-export", "undeclared-dependency"]
 
 
 def test_a_link_out_of_the_workspace_is_not_read(tmp_path: Path):
