@@ -250,13 +250,25 @@ class Resolver:
                 m = ts.match(spec) if ts.stars or ts.exact else None
                 if m is not None:
                     pattern, targets, star = m
+                    name = split_package(spec)[0]
+                    via = f"paths {pattern!r} of {ts.config}"
                     for target in targets:
-                        found = self._file(target.replace("*", star) if star is not None else target, probed, False)
+                        target = target.replace("*", star) if star is not None else target
+                        if name is not None and _installed_folder(target) == name \
+                                and self._probe(f"{target}/package.json", probed):
+                            # a project's installed copy of the package itself (tsc reads its
+                            # package.json first): the package, as the configuration maps it
+                            return Resolution(PACKAGE, package=name, via=via, probed=tuple(probed), mapped=via)
+                        found = self._file(target, probed, False)
                         if found is not None:
-                            return Resolution(FILE, path=found, via=f"paths {pattern!r} of {ts.config}", probed=tuple(probed))
+                            return Resolution(FILE, path=found, via=via, probed=tuple(probed))
                     if targets and all(in_node_modules(t) for t in targets):
-                        # a package's folder (its package.json says the entry): the package, mapped
-                        mapped = f"paths {pattern!r} of {ts.config}"
+                        if any(t.count("node_modules/") > 1 for t in targets):
+                            # another package's own copy (Nuxt maps `h3` into nitro's): which
+                            # names it has is not the project's copy's answer
+                            return Resolution(PACKAGE, package=name or spec, via=via, probed=tuple(probed),
+                                              doubt=f"{via} maps it into another package's dependencies", mapped=via)
+                        mapped = via  # an installed package's folder: the package, mapped
                 if ts.base_url is not None and m is None:  # tsc: a paths match that fails skips baseUrl
                     base = join(ts.base_url, spec)
                     found = self._file(base, probed, spec.endswith("/")) if base is not None else None
@@ -457,6 +469,18 @@ def clean_specifier(spec: str) -> str:
     if "?" in spec:
         spec = spec.partition("?")[0]
     return spec
+
+
+def _installed_folder(path: str) -> str | None:
+    """The package whose installed folder ``path`` is, when it is one of a project's (not
+    nested in another package's ``node_modules``): ``node_modules/vue``,
+    ``web/node_modules/@acme/ui``."""
+    head, sep, name = path.partition("node_modules/")
+    if not sep or (head and not head.endswith("/")) or "node_modules/" in name:
+        return None
+    parts = name.split("/")
+    return name if (len(parts) == 2 and parts[0].startswith("@") and parts[1]) or (len(parts) == 1 and parts[0]) \
+        else None
 
 
 def _with(r: Resolution, via: str) -> Resolution:

@@ -1109,3 +1109,32 @@ export {}
     other = ws.resolve("src/main.ts", "lodash")
     assert (other.kind, other.package, other.mapped) == ("package", "lodash", "")
     assert ws.resolve("src/main.ts", "react").mapped == ""
+
+
+def test_paths_to_a_package_folder_read_the_package_before_its_index():
+    """tsc reads a mapped folder's package.json before any index file: `vue`'s root
+    `index.js` (CommonJS) is not what `import { ref } from 'vue'` names. A mapping into
+    another package's own dependencies (Nuxt maps `h3` into nitro's copy) is doubted:
+    the project's copy may export other names."""
+    ws = Workspace("""
+//- tsconfig.json
+{ "compilerOptions": { "paths": {
+    "vue": ["./node_modules/vue"],
+    "h3": ["./node_modules/@nuxt/nitro-server/node_modules/h3"],
+    "@acme/ui": ["./web/node_modules/@acme/ui"] } } }
+//- node_modules/vue/package.json
+{ "name": "vue", "types": "dist/vue.d.mts" }
+//- node_modules/vue/index.js
+module.exports = require('./dist/vue.cjs.js')
+//- web/node_modules/@acme/ui/package.json
+{ "name": "@acme/ui" }
+//- src/main.ts
+export {}
+""")
+    vue = ws.resolve("src/main.ts", "vue")
+    assert (vue.kind, vue.package, vue.mapped) == ("package", "vue", "paths 'vue' of tsconfig.json")
+    assert "node_modules/vue/index.js" not in vue.probed
+    ui = ws.resolve("src/main.ts", "@acme/ui")
+    assert (ui.kind, ui.package, bool(ui.mapped)) == ("package", "@acme/ui", True)
+    h3 = ws.resolve("src/main.ts", "h3")
+    assert (h3.kind, h3.package) == ("package", "h3") and "another package's dependencies" in h3.doubt

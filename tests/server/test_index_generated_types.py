@@ -151,3 +151,20 @@ def test_a_link_out_of_the_workspace_is_not_read(tmp_path: Path):
     # the linked block (which would add GuideItm) is not read: GuideItem is missing, GuideItm too
     assert ("app/pages/guide.vue", "missing-export", "'GuideItem' is not exported by '@acme/pages'") in got
     assert ("app/utils/links.ts", "missing-export", "'GuideItm' is not exported by '@acme/pages'") in got
+
+
+def test_names_from_a_mapped_package_folder_are_judged_by_its_types(tmp_path: Path):
+    """Nuxt maps `vue` to `node_modules/vue`, whose root holds a CommonJS `index.js`: tsc
+    reads the folder's package.json first, so the names are judged against its types."""
+    tsconfig = json.loads(APP[".nuxt/tsconfig.app.json"])
+    tsconfig["compilerOptions"]["paths"]["vue"] = ["../node_modules/vue"]
+    files = {**APP, ".nuxt/tsconfig.app.json": json.dumps(tsconfig) + "\n",
+             "node_modules/vue/package.json": json.dumps({"name": "vue", "version": "3.5.0",
+                                                          "types": "./dist/vue.d.ts"}) + "\n",
+             "node_modules/vue/index.js": "module.exports = require('./dist/vue.cjs.js')\n",
+             "node_modules/vue/dist/vue.d.ts": "export declare function ref<T>(v: T): { value: T }\n",
+             "app/utils/counter.ts": "import { ref, reff } from 'vue'\nexport const n = ref(reff)\n"}
+    idx = WorkspaceIndex(write_tree(tmp_path, files), use_cache=False)
+    idx.build()
+    got = [(rel, code, msg.split(" (")[0]) for rel, code, msg in _imports(idx) if rel == "app/utils/counter.ts"]
+    assert got == [("app/utils/counter.ts", "missing-export", "'reff' is not exported by 'vue'")]
