@@ -302,11 +302,17 @@ class _Checker(PythonChecks):
         if installed_sets:
             installed = any(name in s or types in s for s in installed_sets)
             if not installed and not declared:
+                ambient = self.installed_ambient(up, manifests)
+                if any(_wildcard(pattern, spec) for pattern in ambient for spec in (name, imp.module)):
+                    return False  # `@theme/Layout`: declared by an installed package's types
                 where = ", ".join(f"{f}/node_modules" if f else "node_modules"
                                   for f in up if f in self.env.node_modules)
+                close = difflib.get_close_matches(imp.module, sorted(n for n in ambient if "*" not in n), n=1,
+                                                  cutoff=0.8)
+                hint = f"; did you mean '{close[0]}' (declared by an installed package's types)?" if close else ""
                 self.add("phantom-import", imp, mspan,
                          f"cannot find package '{name}': it is not installed ({where}) and not declared "
-                         f"in package.json: it may be a hallucinated package name", package=name)
+                         f"in package.json: it may be a hallucinated package name{hint}", package=name)
                 return False
             if installed and not declared and complete and not mapped:
                 self.add("undeclared-dependency", imp, mspan,
@@ -317,6 +323,23 @@ class _Checker(PythonChecks):
                      f"'{name}' is not declared in {manifests[0].path or 'package.json'} and is not installed "
                      f"(no node_modules): it may be a hallucinated package name", package=name)
         return False
+
+    def installed_ambient(self, up: list[str], manifests: list[Manifest]) -> frozenset[str]:
+        """The ambient modules the declarations of the installed packages this file's
+        manifests declare (and the installed ``@types``) declare
+        (``analyzers/ambient_installed.py``; asked only for a package about to be a phantom)."""
+        probe = getattr(self.installed, "ambient_for", None)
+        if probe is None:
+            return frozenset()
+        roots: list[str] = []
+        for f in up:
+            here = self.env.node_modules.get(f)
+            if not here:
+                continue
+            nm = f"{f}/node_modules" if f else "node_modules"
+            wanted = {n for m in manifests for n in m.declared} | {n for n in here if n.startswith("@types/")}
+            roots += [f"{nm}/{n}" for n in sorted(wanted & here)]
+        return probe(tuple(roots))
 
     def installed_module(self, imp: Import, spec: str, mspan: Span, module_judged: bool) -> None:
         """An installed package's subpath and names (see :meth:`installed_target`)."""

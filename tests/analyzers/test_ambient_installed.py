@@ -1,0 +1,64 @@
+"""installed_ambient: the `declare module` names reached from installed packages' typed
+entries, through references, imports and re-exports; cycles and the file bound."""
+
+from __future__ import annotations
+
+import json
+
+from specward.analyzers.ambient_installed import installed_ambient
+
+
+class Files:
+    def __init__(self, files: dict[str, str]) -> None:
+        self.files = files
+        self.read_paths: list[str] = []
+
+    def exists(self, path: str) -> bool:
+        return path in self.files
+
+    def manifest(self, pkgdir: str) -> str | None:
+        return self.files.get(f"{pkgdir}/package.json")
+
+    def listing(self, folder: str) -> frozenset[str]:
+        return frozenset()
+
+    def facts(self, path: str):
+        return None
+
+    def read(self, path: str) -> str | None:
+        self.read_paths.append(path)
+        return self.files.get(path)
+
+
+def _pkg(name: str, types: str) -> str:
+    return json.dumps({"name": name, "types": types})
+
+
+TREE = {
+    "node_modules/kit/package.json": _pkg("kit", "types/index.d.ts"),
+    "node_modules/kit/types/index.d.ts": (
+        "/// <reference path=\"./globals.d.ts\" />\n"
+        "export * from './router';\n"
+        "import type { X } from 'kit-theme';\n"),
+    "node_modules/kit/types/globals.d.ts": "declare module 'virtual:kit-routes' { const r: string[]; export default r; }\n",
+    "node_modules/kit/types/router.d.ts": "export * from './index';\ndeclare module '$kit/*' {}\n",  # a cycle back
+    "node_modules/kit/node_modules/kit-theme/package.json": _pkg("kit-theme", "t.d.ts"),  # the nested copy wins
+    "node_modules/kit/node_modules/kit-theme/t.d.ts": "export declare module '@theme/Nav' {}\n",
+    "node_modules/kit-theme/package.json": _pkg("kit-theme", "t.d.ts"),
+    "node_modules/kit-theme/t.d.ts": "declare module '@theme/Old' {}\n",
+    "node_modules/untyped/package.json": json.dumps({"name": "untyped", "main": "index.js"}),
+    "node_modules/untyped/index.js": "declare module 'never-read' {}\n",
+}
+
+
+def test_names_reached_through_references_reexports_and_imports():
+    files = Files(TREE)
+    got = installed_ambient(["node_modules/kit", "node_modules/untyped"], files, files.read)
+    assert got == {"virtual:kit-routes", "$kit/*", "@theme/Nav"}
+    assert len(files.read_paths) == len(set(files.read_paths)) == 4  # each file once, the cycle cut
+
+
+def test_the_file_bound_stops_the_walk():
+    files = Files(TREE)
+    got = installed_ambient(["node_modules/kit"], files, files.read, max_files=2)
+    assert len(files.read_paths) == 2 and got <= {"virtual:kit-routes", "$kit/*", "@theme/Nav"}
