@@ -81,6 +81,7 @@ class Project:
     package: str
     version: str
     sub: str = ""  # folder inside the npm package holding the template
+    shared: str = ""  # a folder of the package copied first (files every template of it shares)
     checks: list[tuple[str, list[str]]] = field(default_factory=list)  # (tool, args) run in the project
     prepare: list[list[str]] = field(default_factory=list)  # commands after the install (node_modules/.bin first)
     extras: str = ""  # pip extras of the project itself
@@ -140,6 +141,11 @@ PROJECTS: list[Project] = [
                  "`vue-tsc` added and the tsconfig.json a Nuxt 4 project has (references to .nuxt/); "
                  "`nuxt prepare` writes .nuxt (generated paths, `declare module` blocks); checked as "
                  "`nuxi typecheck` does, one vue-tsc run per generated tsconfig"),
+    Project("docusaurus-ts", "npm", "create-docusaurus", "3.10.2", sub="templates/classic-typescript",
+            shared="templates/shared", checks=[("tsc", ["-p", "tsconfig.json"])],
+            note="create-docusaurus' classic-typescript site (its shared files, then the template's, as the "
+                 "CLI copies them); checked by its `typecheck` script (tsc). Imports `@theme/*` and "
+                 "`@docusaurus/*` modules that installed packages declare"),
     Project("httpx", "pypi", "httpx", "0.28.1", extras="brotli,cli,http2,socks,zstd",
             pip=["pytest==8.4.2", "trustme==1.2.1", "uvicorn==0.38.0", "trio==0.32.0", "chardet==5.2.0"]),
     Project("rich", "pypi", "rich", "15.0.0", pip=["pytest==8.4.2", "attrs==25.4.0"]),
@@ -159,6 +165,10 @@ ALLOWED: dict[tuple[str, str, str, str], str] = {
         "repository's requirements.txt, which the sdist does not ship; the benchmark installs them so that "
         "pyright resolves the imports. For this tree specward's verdict is right: no manifest it has declares them",
     ("httpx", "httpx/_decoders.py", "phantom-import", "-"): _GUARDED,
+    ("docusaurus-ts", "sidebars.ts", "undeclared-dependency", "+"):
+        "the template's `import type { SidebarsConfig } from '@docusaurus/plugin-content-docs'` names a package "
+        "installed only as a dependency of @docusaurus/preset-classic and declared nowhere: an import of a "
+        "transitive dependency, which is what the rule is for (under pnpm's strict layout tsc would not find it)",
     ("flask", "docs/conf.py", "undeclared-dependency", "+"):
         "`packaging` is installed as a dependency of Sphinx and declared nowhere: an import of a "
         "transitive dependency, which is what the rule is for",
@@ -229,6 +239,8 @@ def fetch(p: Project, work: Path) -> Path:
     dest = work / p.name
     stamp = dest / STAMP
     want = {"package": p.package, "version": p.version, "sub": p.sub, "extras": p.extras, "pip": p.pip}
+    if p.shared:
+        want["shared"] = p.shared
     if p.package_json is not None:
         want["package_json"] = p.package_json
     if p.dev_dependencies or p.files:
@@ -260,6 +272,8 @@ def _fetch_npm(p: Project, dest: Path) -> None:
     if (src / "files.types=typescript.json").is_file():
         _materialize_sv(src, tmp / "x" / "package" / "dist" / "shared.json", dest)
     else:
+        if p.shared:
+            shutil.copytree(tmp / "x" / "package" / p.shared, dest, dirs_exist_ok=True)
         shutil.copytree(src, dest, dirs_exist_ok=True)
     for gi in ("_gitignore", "gitignore"):  # what the CLIs rename on creation
         if (dest / gi).is_file():
