@@ -5,8 +5,9 @@
 
 Into ``bench/.work/imports-corpus/`` (git-ignored) it fetches a fixed, pinned list of projects
 (``PROJECTS``): application templates shipped on the npm registry (create-vite's TypeScript
-templates, create-next-app's TypeScript app template, the SvelteKit demo of ``sv``) and the
-source distributions of popular pure-Python projects from PyPI. It installs their dependencies
+templates, create-next-app's TypeScript app template, the SvelteKit demo of ``sv``, the Docus
+Nuxt layer, create-docusaurus' TypeScript site, and what ``ng new`` of ``@angular/cli`` writes)
+and the source distributions of popular pure-Python projects from PyPI. It installs their dependencies
 (``npm install --ignore-scripts`` with the template's own package.json; a ``.venv`` in the
 project root with ``pip install '.[extras]'`` and the test dependencies), then runs
 
@@ -77,7 +78,7 @@ class BenchError(Exception):
 @dataclass
 class Project:
     name: str
-    registry: str  # "npm" or "pypi"
+    registry: str  # "npm", "npx" (the package's CLI writes the project: ``create``) or "pypi"
     package: str
     version: str
     sub: str = ""  # folder inside the npm package holding the template
@@ -89,6 +90,7 @@ class Project:
     package_json: dict | None = None  # written when the template has none (create-next-app writes it in code)
     dev_dependencies: dict = field(default_factory=dict)  # added to the package's own package.json
     files: dict = field(default_factory=dict)  # written beside it (what a project created from it has)
+    create: list[str] = field(default_factory=list)  # npx: the CLI's arguments (the project is written into "app")
     note: str = ""
 
 
@@ -146,6 +148,11 @@ PROJECTS: list[Project] = [
             note="create-docusaurus' classic-typescript site (its shared files, then the template's, as the "
                  "CLI copies them); checked by its `typecheck` script (tsc). Imports `@theme/*` and "
                  "`@docusaurus/*` modules that installed packages declare"),
+    Project("angular-app", "npx", "@angular/cli", "21.2.30",
+            create=["new", "app", "--defaults", "--skip-git", "--skip-install", "--ssr=false", "--style=css"],
+            checks=[("tsc", ["-p", "tsconfig.app.json"]), ("tsc", ["-p", "tsconfig.spec.json"])],
+            note="`ng new` with the defaults (standalone components, the router, Vitest specs); checked as its "
+                 "build does (tsc on tsconfig.app.json, and the specs' tsconfig)"),
     Project("httpx", "pypi", "httpx", "0.28.1", extras="brotli,cli,http2,socks,zstd",
             pip=["pytest==8.4.2", "trustme==1.2.1", "uvicorn==0.38.0", "trio==0.32.0", "chardet==5.2.0"]),
     Project("rich", "pypi", "rich", "15.0.0", pip=["pytest==8.4.2", "attrs==25.4.0"]),
@@ -241,6 +248,8 @@ def fetch(p: Project, work: Path) -> Path:
     want = {"package": p.package, "version": p.version, "sub": p.sub, "extras": p.extras, "pip": p.pip}
     if p.shared:
         want["shared"] = p.shared
+    if p.create:
+        want["create"] = p.create
     if p.package_json is not None:
         want["package_json"] = p.package_json
     if p.dev_dependencies or p.files:
@@ -253,6 +262,8 @@ def fetch(p: Project, work: Path) -> Path:
     t0 = time.perf_counter()
     if p.registry == "npm":
         _fetch_npm(p, dest)
+    elif p.registry == "npx":
+        _create_npx(p, dest)
     else:
         _fetch_pypi(p, dest)
     (dest / "specward.toml").write_text("# the project root for `specward check` (bench/imports_corpus.py)\n")
@@ -290,6 +301,19 @@ def _fetch_npm(p: Project, dest: Path) -> None:
     _must(_run(["npm", "install", *NPM_FLAGS], dest, timeout=900), f"npm install in {p.name}")
     for cmd in p.prepare:
         _must(_run(cmd, dest, env=_node_env(dest), timeout=300), " ".join(cmd) + f" in {p.name}")
+
+
+def _create_npx(p: Project, dest: Path) -> None:
+    """What a user gets from the package's own generator (``npx @angular/cli new ...``), its
+    templates from the npm package, then ``npm install``."""
+    tmp = dest.parent / f".create-{p.name}"
+    shutil.rmtree(tmp, ignore_errors=True)
+    tmp.mkdir()
+    _must(_run(["npx", "-y", f"{p.package}@{p.version}", *p.create], tmp, env=_node_env(tmp), timeout=600),
+          f"{p.package} {' '.join(p.create)}")
+    shutil.copytree(tmp / "app", dest, dirs_exist_ok=True)
+    shutil.rmtree(tmp, ignore_errors=True)
+    _must(_run(["npm", "install", *NPM_FLAGS], dest, timeout=900), f"npm install in {p.name}")
 
 
 def _materialize_sv(src: Path, shared: Path, dest: Path) -> None:
