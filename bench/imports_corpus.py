@@ -136,7 +136,9 @@ PROJECTS: list[Project] = [
                  "package's file lists; svelte.config.js is the minimal one (adapter-auto)"),
     Project("docus", "npm", "docus", "5.12.3",
             checks=[("vue-tsc", ["-p", f".nuxt/tsconfig.{t}.json"]) for t in ("app", "server", "shared", "node")],
-            prepare=[["nuxt", "prepare"]],
+            # (its own repository: Docus reads the enclosing repository's remote as a URL, and a
+            # clone's `origin` may be a local path)
+            prepare=[["git", "init", "-q"], ["nuxt", "prepare"]],
             dev_dependencies={"nuxt": "4.6.4", "vue-tsc": "3.3.14", "typescript": "5.9.3"},
             files={"tsconfig.json": NUXT_TSCONFIG},
             note="Docus, a Nuxt 4 layer (a real Nuxt app: app/, server/, modules/), with the peer `nuxt` and "
@@ -250,6 +252,8 @@ def fetch(p: Project, work: Path) -> Path:
         want["shared"] = p.shared
     if p.create:
         want["create"] = p.create
+    if p.prepare:
+        want["prepare"] = p.prepare
     if p.package_json is not None:
         want["package_json"] = p.package_json
     if p.dev_dependencies or p.files:
