@@ -96,7 +96,7 @@ def _relative(folder: str, spec: str, installed: Installed) -> str | None:
 def _nearest_copy(folder: str, name: str, installed: Installed) -> str | None:
     """``<ancestor>/node_modules/<name>`` nearest to ``folder`` that has a package.json."""
     while True:
-        if not folder.endswith("node_modules") and folder.rpartition("/")[2] != "node_modules":
+        if folder.rpartition("/")[2] != "node_modules":
             cand = f"{folder}/node_modules/{name}" if folder else f"node_modules/{name}"
             if installed.exists(f"{cand}/package.json"):
                 return cand

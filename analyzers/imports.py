@@ -510,6 +510,7 @@ class _Checker(PythonChecks):
             names |= inner[1]
         return False, names
 
+    # ------------------------------------------------------------------ messages and fixes
     def phantom(self, imp: Import, spec: str, r: Resolution, span: Span) -> None:
         msg = f"cannot find module '{spec}'"
         tried = _shorten(tuple(p for p in r.probed if not p.endswith(".pyi")) or r.probed, self.python)  # stubs: implied

@@ -234,8 +234,6 @@ class PythonChecks:
             names = {n for n in names if not n.startswith("_")}
         return names
 
-    # ------------------------------------------------------------------ messages and fixes
-
 
 _FOLDERS_MEMO: list[tuple[Collection[str], frozenset[str]]] = []
 
