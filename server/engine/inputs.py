@@ -77,8 +77,9 @@ def generated_augmentations(root: Path, folders: Iterable[str], limit: int) -> t
                                                                                    tuple[tuple[str, str], ...]]:
     """(module name -> the declaration files of a framework's generated folder that declare
     it, e.g. ``.nuxt/content/types.d.ts`` for ``@nuxt/content``; their (path, digest): the
-    content, not the time, since a framework rewrites them at every start), for the import checks: names such a block adds to a package are exported by it
-    (tsc sees the folder through the framework's tsconfig). Read from the disk, never
+    content, not the time, since a framework rewrites them at every start), for the import
+    checks: the names such a block adds to a package are exported by it (tsc sees the
+    folder through the framework's tsconfig). Read from the disk, never
     through a link out of the workspace, at most ``GENERATED_MAX_FILES`` files per folder,
     none over ``limit`` bytes."""
     top = real_root(str(root))
