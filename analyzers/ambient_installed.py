@@ -34,6 +34,15 @@ _IMPORTED = re.compile(r"""(?:\bfrom[ \t]*|\bimport[ \t]*\(?[ \t]*|\brequire[ \t
 _RELATIVE_DECLARATIONS = ("", ".d.ts", "/index.d.ts", ".d.mts", ".d.cts")
 
 
+def ambient_modules(text: str) -> list[str]:
+    """The names a declaration file declares as modules (``declare module 'x' {``,
+    ``declare module '*.svg'``), with a text scan: the workspace's ``.d.ts`` files are read
+    so before any file is parsed (every parser process needs them from the start), and
+    the installed ones reached here. (Read from ``.d.ts`` files only: an augmentation in a
+    ``.ts`` file names a module that exists anyway.)"""
+    return [m.group(2) for m in _AMBIENT.finditer(text)] if "declare" in text else []
+
+
 def installed_ambient(pkgdirs: Iterable[str], installed: Installed, read: Callable[[str], str | None],
                       max_files: int = MAX_FILES) -> frozenset[str]:
     """The ambient module names (wildcards as written) of the declaration files reached
@@ -67,8 +76,7 @@ def installed_ambient(pkgdirs: Iterable[str], installed: Installed, read: Callab
         if not text:
             continue
         folder = dirname(path)
-        if "declare" in text:
-            names.update(m.group(2) for m in _AMBIENT.finditer(text))
+        names.update(ambient_modules(text))
         for m in _REFERENCE.finditer(text):
             if m.group(1) == "types":
                 package(folder, m.group(3))
@@ -105,4 +113,4 @@ def _nearest_copy(folder: str, name: str, installed: Installed) -> str | None:
         folder = folder.rpartition("/")[0]
 
 
-__all__ = ["MAX_FILES", "installed_ambient"]
+__all__ = ["MAX_FILES", "ambient_modules", "installed_ambient"]

@@ -439,12 +439,13 @@ class _Checker(PythonChecks):
         """The names the ``declare module '<spec>'`` blocks of generated declaration files
         add to ``spec``; None when one of them declares ``name`` or cannot be read (then
         the name is not judged)."""
-        files = self.env.augmentations.get(clean_specifier(spec), ())
+        module = clean_specifier(spec)
+        files = self.env.augmentations.get(module, ())
         if not files or self.installed is None:
             return set()
         added: set[str] = set()
         for f in files:
-            block = self.installed.facts(f"{f}#{clean_specifier(spec)}")
+            block = self.installed.facts(f"{f}#{module}")
             if block is None or block.open_exports or any(e.name in (name, "*", "=") for e in block.exports):
                 return None
             added.update(e.name for e in block.exports)

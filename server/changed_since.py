@@ -153,7 +153,7 @@ def _exists(index, rel: str) -> bool:
 def _configures(index, rel: str, gone: bool) -> bool:
     """Whether a change of ``rel`` may change every file's findings."""
     from specward.analyzers.resolve import is_resolver_config
-    from specward.server.engine.inputs import ambient_modules
+    from specward.analyzers.ambient_installed import ambient_modules
     from specward.server.engine.updates import CONFIG_FILES
 
     name = rel.rpartition("/")[2]

@@ -13,11 +13,11 @@ import dataclasses
 import hashlib
 import logging
 import os
-import re
 from pathlib import Path
 from posixpath import basename
 from typing import TYPE_CHECKING, Iterable
 
+from specward.analyzers.ambient_installed import ambient_modules
 from specward.analyzers.analyses import AnalysisInput
 from specward.analyzers.model import Finding
 
@@ -42,18 +42,6 @@ def is_input_file(rel: str) -> bool:
     name = basename(rel)
     return (rel in LEDGER_FILES or rel in RULE_FILES or name in MANIFEST_NAMES or name in LOCKFILES
             or (name.startswith("requirements") and name.endswith((".txt", ".in"))))
-
-
-_AMBIENT = re.compile(r"""^[ \t]*(?:export[ \t]+)?declare[ \t]+module[ \t]+(['"])([^'"\n]+)\1""", re.M)
-
-
-def ambient_modules(text: str) -> list[str]:
-    """The names a declaration file declares as modules (``declare module 'x' {``,
-    ``declare module '*.svg'``): an import of one of them resolves to that file. Read from
-    ``.d.ts`` files only (where they live; an augmentation in a ``.ts`` file names a module
-    that exists anyway), with a text scan, before any file is parsed: every parser
-    process needs them from the start."""
-    return [m.group(2) for m in _AMBIENT.finditer(text)] if "declare" in text else []
 
 
 def declared_modules(ws: "Workspace", sources: list[str]) -> dict[str, str]:

@@ -18,10 +18,10 @@ from specward.analyzers.extract import extract_edited
 from specward.analyzers.extract.incremental import edited_incrementally, relocated, shift
 from specward.analyzers.http import HttpCall
 from specward.analyzers.symbols import EVERYTHING, FileIndex, names_of
+from specward.analyzers.ambient_installed import ambient_modules
 from specward.analyzers.model import FOLDER_EDGE, FileFacts, Finding, Span
 
 from .parsing import extract_safely
-from .inputs import ambient_modules
 from .workspace import FileText, digest_of
 
 from .build import _collector_paused
