@@ -193,6 +193,8 @@ class _Project:
 
 
 _GENERATED = ((".svelte-kit/", "sveltekit"), (".nuxt/", "nuxt"))
+# the folders frameworks generate their tsconfig and declarations into (not walked)
+GENERATED_FOLDERS = tuple(marker.rstrip("/") for marker, _ in _GENERATED)
 _FRAMEWORK_NAMES = {"sveltekit": "SvelteKit's aliases ($lib, kit.alias)", "nuxt": "Nuxt's aliases (~, @, ~~, @@)"}
 
 

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Iterable
 from specward.analyzers.ambient_installed import ambient_modules
 from specward.analyzers.analyses import AnalysisInput
 from specward.analyzers.model import Finding
+from specward.analyzers.resolve_setup import GENERATED_FOLDERS
 
 from .reading import is_within, read_file, real_root
 
@@ -56,8 +57,8 @@ def declared_modules(ws: "Workspace", sources: list[str]) -> dict[str, str]:
 
 
 # the folders a framework writes its generated declarations into, beside its project's
-# package.json; their tsconfig includes them, and the walk does not enter them
-GENERATED_TYPES = (".nuxt", ".svelte-kit")
+# package.json (the resolver's list); their tsconfig includes them, the walk does not enter them
+GENERATED_TYPES = GENERATED_FOLDERS
 GENERATED_MAX_FILES = 5000
 
 
