@@ -40,11 +40,13 @@ from .config import LoadedConfig, Settings, load_config
 from .facts_store import FactsStore
 from .parser_pool import BuildCancelled, ParserPool
 from .build import BuildSteps, _Building, _collector_paused, _NotYetExtracted
-from .inputs import analysis_input, inputs_key, is_input_file
+from .inputs import (GENERATED_MAX_FILES, GENERATED_TYPES, analysis_input, generated_declaration, inputs_key,
+                     is_input_file)
 from .contexts import ContextState, is_manifest
 from .generated import GeneratedState
 from .invariants_config import config_schema_globs, governed
 from .installed import InstalledFiles
+from .reading import is_within, real_root
 from .updates import CONFIG_FILES, UpdateSteps
 from .workspace import FileText, Workspace, digest_of
 
@@ -655,9 +657,39 @@ class WorkspaceIndex(BuildSteps, UpdateSteps):
         ledger, import-linter's contracts, a file a config-schema rule governs or its schema."""
         return is_input_file(rel) or governed(rel, config_schema_globs(self.analysis_input.invariants))
 
+    def generated_input(self, rel: str) -> bool:
+        """Whether ``rel`` is a declaration file of a framework's generated folder that the
+        import checks read for its ``declare module`` blocks (``inputs.generated_augmentations``)."""
+        env = self.analysis_input.environment
+        if env is None:
+            return False
+        return generated_declaration(rel, {m.folder for m in env.manifests.values() if m.kind == "npm"})
+
+    def generated_below(self, rel_dir: str) -> set[str]:
+        """For a folder in a framework's generated folder that appeared or vanished (``nuxi
+        prepare``, ``svelte-kit sync``, a clean): the files below it that were read (the
+        resolver's configurations, the declaration files with blocks) and the declaration
+        files there now (at most ``GENERATED_MAX_FILES``). Empty for other folders."""
+        if not any(p in GENERATED_TYPES for p in rel_dir.split("/")):
+            return set()
+        prefix = rel_dir + "/"
+        stamp = dict(getattr(self.analysis_input.environment, "generated_stamp", ()) or ())
+        out = {r for r in (*stamp, *self._resolver_texts, *self.resolver_config.wanted) if r.startswith(prefix)}
+        full = os.path.realpath(self.root / rel_dir)
+        if os.path.isdir(full) and is_within(full, real_root(str(self.root))):
+            for here, dirs, files in os.walk(full):  # (links to folders are not followed)
+                dirs[:] = sorted(d for d in dirs if d != "node_modules")
+                for f in files:
+                    rel = f"{rel_dir}/{os.path.relpath(os.path.join(here, f), full).replace(os.sep, '/')}"
+                    if self.generated_input(rel) or self._resolves_with(rel):
+                        out.add(rel)
+                        if len(out) >= GENERATED_MAX_FILES:
+                            return out
+        return out
+
     def tracked(self, rel: str) -> bool:
         return (rel in CONFIG_FILES or self.ws.wanted(rel) or self._resolves_with(rel) or self.is_input(rel)
-                or is_manifest(rel) or self.generated.tracks(rel)
+                or is_manifest(rel) or self.generated.tracks(rel) or self.generated_input(rel)
                 or rel in self.rdeps or rel in self.ardeps or bool(self.folder_dependents(rel)))
 
     # ================================================================== module resolution

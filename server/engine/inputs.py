@@ -62,6 +62,22 @@ GENERATED_TYPES = GENERATED_FOLDERS
 GENERATED_MAX_FILES = 5000
 
 
+DECLARATION_SUFFIXES = (".d.ts", ".d.mts", ".d.cts")
+
+
+def generated_declaration(rel: str, folders: Iterable[str]) -> bool:
+    """Whether ``rel`` is a declaration file that ``generated_augmentations`` reads for
+    these npm project folders: below ``<folder>/.nuxt/`` or ``<folder>/.svelte-kit/``, not
+    in a ``node_modules`` folder there."""
+    if not rel.endswith(DECLARATION_SUFFIXES):
+        return False
+    parts = rel.split("/")
+    for i, part in enumerate(parts[:-1]):
+        if part in GENERATED_TYPES:
+            return "/".join(parts[:i]) in folders and "node_modules" not in parts[i + 1:-1]
+    return False
+
+
 def generated_augmentations(root: Path, folders: Iterable[str], limit: int) -> tuple[dict[str, tuple[str, ...]],
                                                                                    tuple[tuple[str, str], ...]]:
     """(module name -> the declaration files of a framework's generated folder that declare
@@ -84,7 +100,7 @@ def generated_augmentations(root: Path, folders: Iterable[str], limit: int) -> t
             for here, dirs, files in os.walk(real):  # (links to folders are not followed)
                 dirs[:] = sorted(d for d in dirs if d != "node_modules")
                 for f in sorted(files):
-                    if not f.endswith((".d.ts", ".d.mts", ".d.cts")) or count >= GENERATED_MAX_FILES:
+                    if not f.endswith(DECLARATION_SUFFIXES) or count >= GENERATED_MAX_FILES:
                         continue
                     count += 1
                     rel = f"{rel_dir}/{os.path.relpath(os.path.join(here, f), real).replace(os.sep, '/')}"

@@ -98,7 +98,9 @@ class UpdateSteps:
         affected: set[str] = set()
         if self._resolves_with(rel):
             affected = self._update_resolver(rel, text)
-        if self.is_input(rel) or (rel.endswith(".d.ts") and self._ambient_changed(rel, text)):
+        generated = self.generated_input(rel)  # (read for its blocks: not a workspace declaration file)
+        if self.is_input(rel) or (self._generated_changed(rel, text) if generated
+                                  else rel.endswith(".d.ts") and self._ambient_changed(rel, text)):
             affected |= self.reload_inputs()
         if self.ws.is_excluded(rel):
             return affected  # (a ledger in .specward/, a manifest in an excluded folder)
@@ -504,6 +506,15 @@ class UpdateSteps:
         declared = getattr(env, "declared_modules", {}) or {}
         before = sorted(m for m, r in declared.items() if r == rel)
         return before != sorted(set(ambient_modules(text or "")))
+
+    def _generated_changed(self, rel: str, text: str | None) -> bool:
+        """Whether a generated declaration file's ``declare module`` blocks may differ from
+        those read (a framework rewrites its folder at every start, mostly unchanged)."""
+        stamp = dict(getattr(self.analysis_input.environment, "generated_stamp", ()) or ())
+        declares = text is not None and any("*" not in m for m in ambient_modules(text))
+        if rel not in stamp:
+            return declares
+        return not declares or stamp[rel] != digest_of((text or "").encode("utf-8", "surrogatepass"))
 
     def folder_dependents(self, rel: str) -> set[str]:
         """The files whose findings list the files below a folder of ``rel`` (their

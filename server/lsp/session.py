@@ -35,6 +35,7 @@ from specward.analyzers.lines import LineIndex
 from specward.analyzers.model import Span
 
 from ..engine.index import BuildCancelled, WorkspaceIndex
+from ..engine.inputs import GENERATED_TYPES
 from ..engine.reading import read_data
 from ..engine.watcher import DiskWatcher
 from . import convert
@@ -428,10 +429,13 @@ class Session:
                 rels.update(known)
                 if (self.root / rel).is_dir():  # what the walk would list below it (capped, links checked)
                     rels.update(r for r in self.index.ws.files_below(rel) if self.index.tracked(r))
+                rels.update(self.index.generated_below(rel))
             self.disk_changed(rels)
 
+        # .specward's manifests and ledger are inputs, and so are a framework's generated
+        # tsconfig and declarations (.nuxt/, .svelte-kit/): their events are let through
         self.watcher = DiskWatcher(self.root, self.loop, on_change, skip_dir=lambda n: n in self.index.ws.exclude_names
-                                   and n != ".specward",  # its manifests and ledger are inputs (tracked)
+                                   and n != ".specward" and n not in GENERATED_TYPES,
                                    polling=os.environ.get("SPECWARD_WATCH") == "polling",
                                    max_depth=self.index.settings.max_depth)
         mode = self.watcher.start()

@@ -168,3 +168,61 @@ def test_names_from_a_mapped_package_folder_are_judged_by_its_types(tmp_path: Pa
     idx.build()
     got = [(rel, code, msg.split(" (")[0]) for rel, code, msg in _imports(idx) if rel == "app/utils/counter.ts"]
     assert got == [("app/utils/counter.ts", "missing-export", "'reff' is not exported by 'vue'")]
+
+
+# ------------------------------------------------------------------ while the server runs
+# (`nuxi dev` rewrites the folder at every start; `nuxi prepare` after adding a module adds
+# blocks; `nuxi cleanup` removes it): the file watcher reports such a file, the index reads
+# the folder again, and only what changed is judged again
+
+REGENERATED = APP[".nuxt/pages/types.d.ts"].replace(
+    "  interface Collections {", "  interface GuideItm extends GuideItem {}\n  interface Collections {")
+
+
+def test_the_generated_files_the_checks_read_are_tracked(tmp_path: Path):
+    idx = WorkspaceIndex(_ws(tmp_path), use_cache=False)
+    idx.build()
+    assert idx.tracked(".nuxt/pages/types.d.ts")
+    assert idx.tracked(".nuxt/content/types.d.mts")  # one that may appear
+    assert idx.tracked(".nuxt/tsconfig.app.json")  # the resolver reads it
+    assert not idx.tracked(".nuxt/node_modules/x/index.d.ts")
+    assert not idx.tracked(".nuxt/dist/server/app.mjs")
+    assert not idx.tracked("vendor/.nuxt/types.d.ts")  # no npm project in vendor/
+    assert idx.generated_below(".nuxt") == {".nuxt/tsconfig.app.json", ".nuxt/nuxt.d.ts", ".nuxt/pages/types.d.ts"}
+    assert idx.generated_below("app") == set()
+
+
+def test_a_block_regenerated_while_running_is_read_again(tmp_path: Path):
+    root = _ws(tmp_path)
+    idx = WorkspaceIndex(root, use_cache=False)
+    idx.build()
+    assert [code for _, code, _ in _imports(idx)] == ["missing-export", "undeclared-dependency"]
+    (root / ".nuxt/pages/types.d.ts").write_text(REGENERATED)
+    changed = idx.update_from_disk(".nuxt/pages/types.d.ts")
+    assert "app/utils/links.ts" in changed
+    assert [code for _, code, _ in _imports(idx)] == ["undeclared-dependency"]
+    # rewritten with the same text (the next `nuxi dev`): nothing is judged again
+    key = idx._links_key
+    (root / ".nuxt/pages/types.d.ts").write_text(REGENERATED)
+    assert idx.update_from_disk(".nuxt/pages/types.d.ts") == set()
+    assert idx._links_key == key
+    # a generated file without a block changes nothing either
+    (root / ".nuxt/nuxt.d.ts").write_text('/// <reference path="pages/types.d.ts" />\nexport {}\n// again\n')
+    assert idx.update_from_disk(".nuxt/nuxt.d.ts") == set()
+
+
+def test_a_removed_generated_folder_is_seen_while_running(tmp_path: Path):
+    root = _ws(tmp_path)
+    idx = WorkspaceIndex(root, use_cache=False)
+    idx.build()
+    below = idx.generated_below(".nuxt")
+    for rel in [r for r in APP if r.startswith(".nuxt/")]:
+        os.remove(root / rel)
+    changed: set[str] = set()
+    for rel in sorted(below):
+        changed |= idx.update_from_disk(rel)
+    assert "app/pages/guide.vue" in changed
+    got = {(rel, code, msg.split(" (")[0]) for rel, code, msg in _imports(idx)}
+    # the same verdicts as a start without the folder (test_without_the_generated_folder_...)
+    assert ("app/pages/guide.vue", "missing-export", "'GuideItem' is not exported by '@acme/pages'") in got
+    assert ("app/pages/guide.vue", "undeclared-dependency", "'vue-router' is not declared in package.json") in got
