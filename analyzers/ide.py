@@ -10,7 +10,7 @@ from typing import Iterable, Sequence
 
 from .contracts.common import normalize_path
 from .contracts.positions import MapNode, parse_json, parse_yaml
-from .http import HttpCall
+from .http_call import HttpCall
 from .schema_card import schema_lines
 from .matching import CallStatus, EndpointTable, full_path
 from .model import ContractFacts, Endpoint, Finding, Model, Route, Span

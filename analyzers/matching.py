@@ -33,7 +33,7 @@ from typing import Iterable, Literal
 
 from .codes import CODES
 from .fields import check as check_fields
-from .http import HttpCall
+from .http_call import HttpCall
 from .model import Endpoint, Finding
 
 Status = Literal["matched", "phantom", "method-mismatch", "unresolved"]

@@ -20,7 +20,7 @@ PROTOCOL = 5
 
 
 def _allowed() -> dict[tuple[str, str], type]:
-    from .http import HttpCall
+    from .http_call import HttpCall
 
     out = {(HttpCall.__module__, "HttpCall"): HttpCall}
     for name, obj in vars(model).items():
