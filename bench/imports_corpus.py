@@ -66,7 +66,8 @@ TS_CODES = {**TSC_EQUIVALENTS,
             # node16/nodenext: "relative import paths need explicit file extensions" with no file to
             # suggest (TS2835, with a suggestion, names a file that exists and is not mapped)
             "TS2834": "phantom-import"}
-TSC_LINE = re.compile(r"^(?P<file>[^(\s][^(]*)\((?P<line>\d+),\d+\): error (?P<code>TS\d+): (?P<msg>.*)$")
+# (a file name may hold parentheses: Next.js and Expo Router route groups, `app/(tabs)/index.tsx`)
+TSC_LINE = re.compile(r"^(?P<file>\S.*?)\((?P<line>\d+),\d+\): error (?P<code>TS\d+): (?P<msg>.*)$")
 STAMP = ".imports-corpus.json"
 NPM_FLAGS = ["--ignore-scripts", "--no-audit", "--no-fund", "--loglevel=error"]
 
@@ -155,6 +156,10 @@ PROJECTS: list[Project] = [
             checks=[("tsc", ["-p", "tsconfig.app.json"]), ("tsc", ["-p", "tsconfig.spec.json"])],
             note="`ng new` with the defaults (standalone components, the router, Vitest specs); checked as its "
                  "build does (tsc on tsconfig.app.json, and the specs' tsconfig)"),
+    Project("expo-tabs", "npm", "expo-template-tabs", "57.0.28", checks=[("tsc", ["-p", "tsconfig.json"])],
+            note="the Expo Router tabs template (`create-expo-app --template tabs`): React Native, an `@/*` "
+                 "path alias in a tsconfig that extends expo/tsconfig.base, platform files "
+                 "(`useColorScheme.web.ts` beside `useColorScheme.ts`), route files with `+` and `(group)` names"),
     Project("httpx", "pypi", "httpx", "0.28.1", extras="brotli,cli,http2,socks,zstd",
             pip=["pytest==8.4.2", "trustme==1.2.1", "uvicorn==0.38.0", "trio==0.32.0", "chardet==5.2.0"]),
     Project("rich", "pypi", "rich", "15.0.0", pip=["pytest==8.4.2", "attrs==25.4.0"]),

@@ -47,7 +47,7 @@ TSC = HERE / "tools" / "node_modules" / ".bin" / "tsc"
 REQUIRED = os.environ.get("SPECWARD_REQUIRE_REFERENCE") == "1"
 
 TS_CODES = TSC_EQUIVALENTS
-TSC_LINE = re.compile(r"^(?P<file>[^(]+)\((?P<line>\d+),\d+\): error (?P<code>TS\d+): ")
+TSC_LINE = re.compile(r"^(?P<file>\S.*?)\((?P<line>\d+),\d+\): error (?P<code>TS\d+): ")  # (a path may hold parentheses)
 
 # (tree, file, line, kind): verdicts where specward and the compiler differ on purpose, with
 # the reason. An entry with kind prefixed "+" is specward's only, "-" the compiler's only.
