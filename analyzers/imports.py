@@ -30,7 +30,8 @@ from .codes import CODES
 from .imports_python import KNOWN_DISTRIBUTIONS, PythonChecks, normalize_distribution
 from .imports_python import folders_up as _folders_up
 from .model import FOLDER_EDGE, Export, FileFacts, Finding, Import, Span
-from .package_entry import NO_SUBPATH, TYPED, Entry, Installed, in_installed, installed_entry
+from .package_entry import (NO_SUBPATH, TYPED, Entry, Installed, exported_subpaths, in_installed, in_node_modules,
+                            installed_entry, package_of)
 from .resolve import FILE, INSTALLED, MISSING, PACKAGE, SVELTEKIT, Resolution, Resolver, clean_specifier
 from .resolve_setup import split_package
 
@@ -435,6 +436,53 @@ class _Checker(PythonChecks):
             return
         self.missing_name(imp, target, names, f"'{imp.name}' is not exported by {shown}" if shown else None)
 
+    def assigned_exports(self, path: str, name: str) -> tuple[bool, set[str]] | None:
+        """``js_exports`` of an installed declaration file with ``export = N``: the members of
+        the namespace ``N`` (``Installed.facts('<file>#=')``), and the names the package's
+        other entries add to it in ``declare module '.'`` blocks (React's ``canary`` and
+        ``experimental`` types, which a project may include); None when they cannot be
+        known, and for a default import (``esModuleInterop`` decides, not the file)."""
+        if name == "default" or self.installed is None or not in_node_modules(path):
+            return None
+        names = self.block_names(f"{path}#=")
+        if names is None:
+            return None
+        if name not in names:
+            added = self.own_augmentations(path)
+            if added is None:
+                return None
+            names |= added
+        return name in names, names
+
+    def block_names(self, path: str) -> set[str] | None:
+        """The names a block of a declaration file exports (``Installed.facts``' ``#``
+        paths); None when they cannot be known."""
+        block = self.lookup(path)
+        if block is None or block.open_exports or any(e.name in ("*", "=") for e in block.exports):
+            return None
+        return {e.name for e in block.exports}
+
+    def own_augmentations(self, path: str) -> set[str] | None:
+        """The names the typed entries a package exports besides ``path`` add to it in a
+        ``declare module '.'`` (or '<its own name>') block; None when one cannot be read."""
+        assert self.installed is not None
+        where = package_of(path)
+        if where is None:
+            return None
+        pkgdir, own = where
+        manifest = self.installed.manifest(pkgdir)
+        added: set[str] = set()
+        for sub in exported_subpaths(manifest):
+            entry = installed_entry(pkgdir, sub, manifest, self.installed.exists)
+            facts = self.lookup(entry.path) if entry.kind == TYPED and entry.path and entry.path != path else None
+            for module in (facts.declared_modules if facts is not None else ()):
+                if module in (".", "./index", own):
+                    names = self.block_names(f"{entry.path}#{module}")
+                    if names is None:
+                        return None
+                    added |= names
+        return added
+
     def augmented(self, spec: str, name: str) -> set[str] | None:
         """The names the ``declare module '<spec>'`` blocks of generated declaration files
         add to ``spec``; None when one of them declares ``name`` or cannot be read (then
@@ -479,7 +527,7 @@ class _Checker(PythonChecks):
         stars: list[Export] = []
         for e in facts.exports:
             if e.name == "=":
-                return None
+                return self.assigned_exports(path, name)
             if e.name == "*" and e.module is not None:
                 stars.append(e)
             else:

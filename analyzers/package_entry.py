@@ -50,7 +50,9 @@ class Installed(Protocol):
     def facts(self, path: str) -> FileFacts | None:
         """The facts of a declaration file (None for any other file); for ``<file>#<module>``,
         those of its ``declare module '<module>' { ... }`` block; for ``<file>#+<module>``,
-        the file's with the block's exports added (a module that augments itself)."""
+        the file's with the block's exports added (a module that augments itself); for
+        ``<file>#=``, the members of the namespace its ``export =`` names
+        (``extract.declarations.export_assigned``)."""
 
 
 def in_node_modules(path: str) -> bool:
@@ -111,6 +113,35 @@ def installed_entry(pkgdir: str, sub: str, manifest: str | None, exists: Callabl
     if not sub:
         return _main(pkgdir, data, exists)
     return _subpath(pkgdir, sub, exists)
+
+
+def package_of(path: str) -> tuple[str, str] | None:
+    """(the folder of the installed package ``path`` is in, the package name whose types it
+    holds: ``@types/babel__core`` holds ``@babel/core``'s) for a path under ``node_modules``."""
+    head, sep, rest = path.rpartition("node_modules/")
+    parts = rest.split("/")
+    if not sep or len(parts) < 2 or (parts[0].startswith("@") and len(parts) < 3):
+        return None
+    pkg = "/".join(parts[:2]) if parts[0].startswith("@") else parts[0]
+    name = pkg
+    if pkg.startswith("@types/"):
+        bare = pkg[len("@types/"):]
+        name = "@" + bare.replace("__", "/", 1) if "__" in bare else bare
+    return f"{head}node_modules/{pkg}", name
+
+
+def exported_subpaths(manifest: str | None) -> tuple[str, ...]:
+    """The subpaths (``canary`` for ``"./canary"``) a package's ``exports`` names one by one
+    (no pattern, no ``package.json``); empty without such a map."""
+    try:
+        data = parse_jsonc(manifest) if manifest is not None else None
+    except ConfigError:
+        return ()
+    exports = data.get("exports") if isinstance(data, dict) else None
+    if not isinstance(exports, dict):
+        return ()
+    return tuple(k[2:] for k in exports if isinstance(k, str) and k.startswith("./") and len(k) > 2
+                 and "*" not in k and not k.endswith(".json"))
 
 
 def _candidates(path: str) -> list[str]:

@@ -152,7 +152,10 @@ def _flatten(value: object, star: str | None) -> list[str]:
     if isinstance(value, list):
         return [t for v in value for t in _flatten(v, star)]
     if isinstance(value, dict):
-        return [t for v in value.values() for t in _flatten(v, star)]
+        # a `types@<=5.0` condition is the types for an older TypeScript than today's
+        # (DefinitelyTyped's `ts5.0/` copies): tried after the others, as tsc 5.1+ does
+        keys = sorted(value, key=lambda k: isinstance(k, str) and k.startswith("types@<"))
+        return [t for k in keys for t in _flatten(value[k], star)]
     return []  # null: explicitly not exported
 
 

@@ -84,6 +84,40 @@ def declaration_facts(path: str, text: str, tree=None, block: bool = False) -> F
     return with_implicit_exports(extract_ecma(path, text, "typescript", tree), tree.root_node, block)
 
 
+# what a namespace may merge with and still give the module only its members: a function's
+# own properties are none a named import can take (a class's statics, an enum's members or a
+# variable's properties would be)
+_MERGES_WITH = frozenset({"function_signature", "internal_module", "module", "interface_declaration",
+                          "type_alias_declaration"})
+
+
+def export_assigned(path: str, text: str) -> FileFacts | None:
+    """The names a declaration file with ``export = N`` offers named imports when ``N`` is
+    a namespace of the file (``@types/react``: ``export = React`` over ``declare namespace
+    React { ... }``), merged with its other blocks and with functions of the same name, as
+    tsc merges them: each body's members, read as an ambient block's (every declaration
+    exported unless the body has an export declaration; checked with tsc 6.0). None when
+    there is no such namespace, or ``N`` is also a class, an enum or a variable."""
+    src = text.encode("utf-8", "surrogatepass")
+    tree = parser("typescript").parse(src)
+    target: bytes | None = None
+    bodies: list[tuple[bytes, Node]] = []
+    values: set[bytes] = set()
+    for _, caps in _top(tree.root_node):
+        for n in caps.get("export.assigned", ()):
+            target = n.text
+        bodies.extend(zip((n.text for n in caps.get("namespace.name", ())), caps.get("namespace.body", ())))
+        values.update(n.text for n in caps.get("declared", ()) if n.parent is not None
+                      and n.parent.type not in _MERGES_WITH)
+    mine = [body for name, body in bodies if name == target]
+    if target is None or target in values or not mine:
+        return None
+    blocks = [declaration_facts(path, src[b.start_byte + 1:b.end_byte - 1].decode("utf-8", "replace"), block=True)
+              for b in mine]
+    return replace(blocks[0], exports=tuple(e for f in blocks for e in f.exports),
+                   open_exports=any(f.open_exports for f in blocks))
+
+
 def ambient_module(path: str, text: str, module: str) -> FileFacts | None:
     """The facts of the ``declare module '<module>' { ... }`` block of a declaration file,
     as if its body were a file of its own (the first such block; None when there is none)."""

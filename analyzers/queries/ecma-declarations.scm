@@ -11,6 +11,8 @@
 ;   export.clause   an export declaration (no declaration of its own): turns the rule off
 ;   module.name     the name string of a `declare module 'x'` block; module.body its body
 ;   module.item     a top-level import or export (the file is a module, not a global script)
+;   export.assigned the name `export = N` exports (a CommonJS-style declaration file)
+;   namespace.name  the name of a top-level `declare namespace N { ... }`; namespace.body its body
 
 (ambient_declaration
   [
@@ -44,3 +46,8 @@
 (ambient_declaration (module name: (string) @module.name body: (statement_block) @module.body))
 
 [(import_statement) (export_statement)] @module.item
+
+(export_statement "=" . (identifier) @export.assigned)
+
+(ambient_declaration (internal_module name: (identifier) @namespace.name body: (statement_block) @namespace.body))
+(expression_statement (internal_module name: (identifier) @namespace.name body: (statement_block) @namespace.body))

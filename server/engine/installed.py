@@ -22,7 +22,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from specward.analyzers.ambient_installed import installed_ambient
-from specward.analyzers.extract.declarations import ambient_module
+from specward.analyzers.extract.declarations import ambient_module, export_assigned
 from specward.analyzers.model import FileFacts
 from specward.analyzers.package_entry import SITE, TYPED_SUFFIXES, in_node_modules
 
@@ -123,7 +123,8 @@ class InstalledFiles:
 
     def facts(self, path: str) -> FileFacts | None:
         """The facts of a declaration file; ``<file>#<module>``: of its ``declare module
-        '<module>'`` block (``package_entry.Installed``)."""
+        '<module>'`` block; ``<file>#=``: of the namespace its ``export =`` names
+        (``package_entry.Installed``)."""
         with self._lock:
             if path in self._facts:
                 self._facts.move_to_end(path)
@@ -137,7 +138,10 @@ class InstalledFiles:
             text = self._read(real)
             if text is not None and module:
                 try:
-                    facts = ambient_module(real, text, module.removeprefix("+"))
+                    if module == "=":  # `export = N` over a namespace: its members
+                        facts = export_assigned(real, text)
+                    else:
+                        facts = ambient_module(real, text, module.removeprefix("+"))
                     if facts is not None and module.startswith("+"):
                         whole = self.facts(real)
                         facts = None if whole is None else replace(whole, exports=(*whole.exports, *facts.exports))

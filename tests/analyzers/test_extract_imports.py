@@ -370,6 +370,34 @@ def test_implicit_exports_of_declaration_files_and_ambient_module_blocks():
     assert names(extract("types/index.d.ts", blocks + "declare function $rune(): void;\n")) == []
 
 
+def test_the_names_of_an_export_equals_namespace():
+    """`export = N` over `declare namespace N` (@types/react, express): named imports take
+    the namespace's members, with tsc's rule for ambient bodies (checked with tsc 6.0)."""
+    from specward.analyzers.extract.declarations import export_assigned
+
+    names = lambda f: sorted(e.name for e in f.exports)  # noqa: E731
+    lib = ("export = Charts;\nexport as namespace Charts;\ntype Local = string;\n"
+           "declare function Charts(el: Element): void;\n"
+           "declare namespace Charts {\n  function plot(): void;\n  export function clear(): void;\n"
+           "  interface Axis { label: Local }\n  type Scale = 'log' | 'linear';\n  const version: string;\n"
+           "  class Series {}\n  enum Kind { Bar }\n  namespace themes { const dark: number }\n}\n"
+           "declare namespace Charts {\n  const locale: string;\n}\n")
+    got = export_assigned("node_modules/charts/index.d.ts", lib)
+    assert names(got) == ["Axis", "Kind", "Scale", "Series", "clear", "locale", "plot", "themes", "version"]
+    # an export declaration in a body: only what it exports with `export`
+    closed = lib.replace("  namespace themes { const dark: number }\n", "  export {};\n")
+    assert names(export_assigned("x.d.ts", closed)) == ["clear", "locale"]
+    # a class, an enum or a variable of the same name: their properties are names too (not judged)
+    assert export_assigned("x.d.ts", lib.replace("declare function Charts(el: Element): void;",
+                                                 "declare class Charts { static zoom(): void }")) is None
+    assert export_assigned("x.d.ts", lib.replace("declare function Charts(el: Element): void;",
+                                                 "declare const Charts: { zoom(): void };")) is None
+    # no namespace of that name in the file, or no `export =`
+    assert export_assigned("x.d.ts", "declare function f(): void;\nexport = f;\n") is None
+    assert export_assigned("x.d.ts", "declare namespace N { const a: 1 }\nexport = M;\n") is None
+    assert export_assigned("x.d.ts", "declare namespace N { const a: 1 }\nexport as namespace N;\n") is None
+
+
 def test_declare_module_in_a_component_script():
     facts, _ = facts_of("vue-ts", "declare module 'vue-router' { interface RouteMeta { title: string } }\n")
     assert facts.declared_modules == ("vue-router",)

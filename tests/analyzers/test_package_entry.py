@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from specward.analyzers.package_entry import (NO_SUBPATH, TYPED, UNKNOWN, UNTYPED, Entry, declaration_of,
-                                              installed_entry)
+                                              exported_subpaths, installed_entry, package_of)
 
 PKG = "node_modules/lib"
 
@@ -66,3 +66,30 @@ def test_declaration_of():
     assert declaration_of("a/b.mjs") == "a/b.d.mts"
     assert declaration_of("a/b.cjs") == "a/b.d.cts"
     assert declaration_of("a/b.ts") is None
+
+
+def test_types_for_an_older_typescript_come_last():
+    """DefinitelyTyped's `"types@<=5.0"` condition (its `ts5.0/` copies) comes first in
+    `@types/react`'s exports; tsc 5.1 and later take the plain `types`."""
+    manifest = {"exports": {".": {"types@<=5.0": {"default": "./ts5.0/index.d.ts"}, "types": {"default": "./index.d.ts"}}}}
+    both = {f"{PKG}/ts5.0/index.d.ts", f"{PKG}/index.d.ts"}
+    assert entry(manifest, both).path == f"{PKG}/index.d.ts"
+    assert entry(manifest, {f"{PKG}/ts5.0/index.d.ts"}).path == f"{PKG}/ts5.0/index.d.ts"  # still a fallback
+
+
+def test_the_package_a_path_belongs_to():
+    assert package_of("node_modules/@types/react/canary.d.ts") == ("node_modules/@types/react", "react")
+    assert package_of("node_modules/@types/babel__core/index.d.ts") == ("node_modules/@types/babel__core", "@babel/core")
+    assert package_of("web/node_modules/express/lib/index.d.ts") == ("web/node_modules/express", "express")
+    assert package_of("node_modules/a/node_modules/@scope/b/x.d.ts") == ("node_modules/a/node_modules/@scope/b", "@scope/b")
+    assert package_of("src/index.d.ts") is None
+    assert package_of("node_modules/@scope") is None
+
+
+def test_the_subpaths_a_package_exports_one_by_one():
+    manifest = json.dumps({"exports": {".": "./index.js", "./canary": {"types": "./canary.d.ts"}, "./jsx-runtime": "./j.js",
+                                       "./feature/*": "./f/*.js", "./package.json": "./package.json"}})
+    assert exported_subpaths(manifest) == ("canary", "jsx-runtime")
+    assert exported_subpaths(json.dumps({"exports": "./index.js"})) == ()
+    assert exported_subpaths(json.dumps({"main": "index.js"})) == ()
+    assert exported_subpaths("{ not json") == () and exported_subpaths(None) == ()
