@@ -22,7 +22,7 @@ from collections import deque
 from posixpath import dirname
 from typing import Callable, Iterable
 
-from .package_entry import TYPED, Installed, declaration_of, installed_entry
+from .package_entry import TYPED, Installed, declaration_of, installed_entry, types_package
 from .resolve_configs import join
 from .resolve_setup import split_package
 
@@ -47,24 +47,37 @@ def installed_ambient(pkgdirs: Iterable[str], installed: Installed, read: Callab
                       max_files: int = MAX_FILES) -> frozenset[str]:
     """The ambient module names (wildcards as written) of the declaration files reached
     from the typed entries of the packages installed at ``pkgdirs``."""
+    return frozenset(installed_declarers(pkgdirs, installed, read, max_files))
+
+
+def installed_declarers(pkgdirs: Iterable[str], installed: Installed, read: Callable[[str], str | None],
+                        max_files: int = MAX_FILES) -> dict[str, tuple[str, ...]]:
+    """:func:`installed_ambient`'s names, each with the declaration files that have a
+    ``declare module`` block of that name (in the order reached): for an installed module,
+    the blocks other packages augment it with (``declare module 'vue' { ... }``)."""
     seen: set[str] = set()
     queue: deque[str] = deque()
-    names: set[str] = set()
+    names: dict[str, list[str]] = {}
 
     def push(path: str | None) -> None:
         if path is not None and path not in seen and len(seen) < max_files:
             seen.add(path)
             queue.append(path)
 
-    def package(folder: str, spec: str) -> None:
+    def package(folder: str, spec: str, reference: bool = False) -> None:
+        """The typed entry of ``spec`` as tsc finds it: the package's own types, then
+        ``@types/``; for a ``/// <reference types>``, ``@types/`` (the type roots) first."""
         name, sub = split_package(spec)
         if name is None:
             return
-        pkgdir = _nearest_copy(folder, name, installed)
-        if pkgdir is not None:
-            entry = installed_entry(pkgdir, sub, installed.manifest(pkgdir), installed.exists)
-            if entry.kind == TYPED:
-                push(entry.path)
+        types = types_package(name)
+        for pkg in ((types, name) if reference else (name, types)):
+            pkgdir = _nearest_copy(folder, pkg, installed)
+            if pkgdir is not None:
+                entry = installed_entry(pkgdir, sub, installed.manifest(pkgdir), installed.exists)
+                if entry.kind == TYPED:
+                    push(entry.path)
+                    return
 
     for pkgdir in pkgdirs:
         entry = installed_entry(pkgdir, "", installed.manifest(pkgdir), installed.exists)
@@ -76,10 +89,13 @@ def installed_ambient(pkgdirs: Iterable[str], installed: Installed, read: Callab
         if not text:
             continue
         folder = dirname(path)
-        names.update(ambient_modules(text))
+        for module in ambient_modules(text):
+            files = names.setdefault(module, [])
+            if path not in files:
+                files.append(path)
         for m in _REFERENCE.finditer(text):
             if m.group(1) == "types":
-                package(folder, m.group(3))
+                package(folder, m.group(3), reference=True)
             else:
                 push(_relative(folder, m.group(3), installed))
         for m in _IMPORTED.finditer(text):
@@ -88,7 +104,7 @@ def installed_ambient(pkgdirs: Iterable[str], installed: Installed, read: Callab
                 push(_relative(folder, spec, installed))
             elif not spec.startswith(("node:", "#")):
                 package(folder, spec)
-    return frozenset(names)
+    return {module: tuple(files) for module, files in names.items()}
 
 
 def _relative(folder: str, spec: str, installed: Installed) -> str | None:
@@ -113,4 +129,4 @@ def _nearest_copy(folder: str, name: str, installed: Installed) -> str | None:
         folder = folder.rpartition("/")[0]
 
 
-__all__ = ["MAX_FILES", "ambient_modules", "installed_ambient"]
+__all__ = ["MAX_FILES", "ambient_modules", "installed_ambient", "installed_declarers"]

@@ -31,7 +31,7 @@ from .imports_python import KNOWN_DISTRIBUTIONS, PythonChecks, normalize_distrib
 from .imports_python import folders_up as _folders_up
 from .model import FOLDER_EDGE, Export, FileFacts, Finding, Import, Span
 from .package_entry import (NO_SUBPATH, TYPED, Entry, Installed, exported_subpaths, in_installed, in_node_modules,
-                            installed_entry, package_of)
+                            installed_entry, package_of, types_package)
 from .resolve import FILE, INSTALLED, MISSING, PACKAGE, SVELTEKIT, Resolution, Resolver, clean_specifier
 from .resolve_setup import split_package
 
@@ -294,7 +294,7 @@ class _Checker(PythonChecks):
         """Judge the package itself; True when it is installed where this file sees it.
         ``mapped``: the configuration maps the specifier to the package's folder (then it
         is not judged undeclared: the framework that wrote the mapping provides it)."""
-        types = "@types/" + (name[1:].replace("/", "__") if name.startswith("@") else name)
+        types = types_package(name)
         up = _folders_up(self.path)
         installed_sets = [self.env.node_modules[f] for f in up if f in self.env.node_modules]
         manifests = [m for f in up for m in self.manifests_at(f, "npm")]
@@ -325,13 +325,14 @@ class _Checker(PythonChecks):
                      f"(no node_modules): it may be a hallucinated package name", package=name)
         return False
 
-    def installed_ambient(self, up: list[str], manifests: list[Manifest]) -> frozenset[str]:
+    def installed_ambient(self, up: list[str], manifests: list[Manifest]) -> Mapping[str, tuple[str, ...]]:
         """The ambient modules the declarations of the installed packages this file's
-        manifests declare (and the installed ``@types``) declare
-        (``analyzers/ambient_installed.py``; asked only for a package about to be a phantom)."""
+        manifests declare (and the installed ``@types``) declare, each with the files that
+        declare it (``analyzers/ambient_installed.py``; asked only for a package about to be
+        a phantom or a name about to be a missing export)."""
         probe = getattr(self.installed, "ambient_for", None)
         if probe is None:
-            return frozenset()
+            return {}
         roots: list[str] = []
         for f in up:
             here = self.env.node_modules.get(f)
@@ -387,7 +388,7 @@ class _Checker(PythonChecks):
         the package's own declarations, then ``@types/``; whether the subpath exists at all
         is the nearest copy's answer (Node's)."""
         assert self.installed is not None
-        types = "@types/" + (name[1:].replace("/", "__") if name.startswith("@") else name)
+        types = types_package(name)
         code = None
         for folder in _folders_up(importer):
             here = self.env.node_modules.get(folder, frozenset())
@@ -419,6 +420,9 @@ class _Checker(PythonChecks):
         if known is None or known[0]:
             return
         added = self.augmented(imp.module, name)
+        if added is not None and in_node_modules(target):
+            more = self.augmented_by_packages(imp.module, name, target.partition("#")[0])
+            added = None if more is None else added | more
         if added is None:
             return
         names = sorted(n for n in known[1] | added if n not in ("default", "*", "="))
@@ -488,16 +492,32 @@ class _Checker(PythonChecks):
         add to ``spec``; None when one of them declares ``name`` or cannot be read (then
         the name is not judged)."""
         module = clean_specifier(spec)
-        files = self.env.augmentations.get(module, ())
-        if not files or self.installed is None:
+        if self.installed is None:
             return set()
+        return self.block_union((f"{f}#{module}" for f in self.env.augmentations.get(module, ())), name)
+
+    def block_union(self, blocks: Iterable[str], name: str) -> set[str] | None:
+        """The names the ``<file>#<module>`` blocks export together; None when one of them
+        exports ``name`` (or everything) or cannot be read."""
         added: set[str] = set()
-        for f in files:
-            block = self.installed.facts(f"{f}#{module}")
+        assert self.installed is not None
+        for path in blocks:
+            block = self.installed.facts(path)
             if block is None or block.open_exports or any(e.name in (name, "*", "=") for e in block.exports):
                 return None
             added.update(e.name for e in block.exports)
         return added
+
+    def augmented_by_packages(self, spec: str, name: str, own: str) -> set[str] | None:
+        """The names other installed packages' ``declare module '<spec>'`` blocks add to the
+        installed module ``spec`` (``meters-motion`` adding ``tween`` to ``meters``), in the
+        declaration files the project's packages reach (:meth:`installed_ambient`); None
+        when one of them declares ``name`` or cannot be read. ``own``: the module's own
+        declaration file, whose blocks are its exports already."""
+        module = clean_specifier(spec)
+        up = _folders_up(self.path)
+        files = self.installed_ambient(up, [m for f in up for m in self.manifests_at(f, "npm")]).get(module, ())
+        return self.block_union((f"{f}#{module}" for f in files if f != own), name)
 
     def missing_name(self, imp: Import, target: str, names: list[str], msg: str | None = None) -> None:
         close = difflib.get_close_matches(imp.name, names, n=3, cutoff=0.6)

@@ -115,6 +115,11 @@ def installed_entry(pkgdir: str, sub: str, manifest: str | None, exists: Callabl
     return _subpath(pkgdir, sub, exists)
 
 
+def types_package(name: str) -> str:
+    """The DefinitelyTyped package of ``name``: ``@types/babel__core`` for ``@babel/core``."""
+    return "@types/" + (name[1:].replace("/", "__") if name.startswith("@") else name)
+
+
 def package_of(path: str) -> tuple[str, str] | None:
     """(the folder of the installed package ``path`` is in, the package name whose types it
     holds: ``@types/babel__core`` holds ``@babel/core``'s) for a path under ``node_modules``."""

@@ -18,10 +18,11 @@ import os
 import stat
 import threading
 from collections import OrderedDict
+from typing import Mapping
 from dataclasses import replace
 from pathlib import Path
 
-from specward.analyzers.ambient_installed import installed_ambient
+from specward.analyzers.ambient_installed import installed_declarers
 from specward.analyzers.extract.declarations import ambient_module, export_assigned
 from specward.analyzers.model import FileFacts
 from specward.analyzers.package_entry import SITE, TYPED_SUFFIXES, in_node_modules
@@ -45,7 +46,7 @@ class InstalledFiles:
         self._exists: dict[str, bool] = {}
         self._manifests: dict[str, str | None] = {}
         self._facts: OrderedDict[str, FileFacts | None] = OrderedDict()
-        self._ambient: dict[tuple[str, ...], frozenset[str]] = {}
+        self._ambient: dict[tuple[str, ...], Mapping[str, tuple[str, ...]]] = {}
         self._lock = threading.Lock()  # the cold build's analyses and an LSP request may both ask
 
     def exists(self, path: str) -> bool:
@@ -86,13 +87,13 @@ class InstalledFiles:
         except (OSError, ValueError):
             return False
 
-    def ambient_for(self, pkgdirs: tuple[str, ...]) -> frozenset[str]:
-        """The ambient modules the declarations of these installed packages reach
-        (``analyzers.ambient_installed``), once per set of packages."""
+    def ambient_for(self, pkgdirs: tuple[str, ...]) -> Mapping[str, tuple[str, ...]]:
+        """The ambient modules the declarations of these installed packages reach, each with
+        the files that declare it (``analyzers.ambient_installed``), once per set of packages."""
         with self._lock:
             hit = self._ambient.get(pkgdirs)
         if hit is None:
-            hit = installed_ambient(pkgdirs, self, lambda p: self._read(p) if self.exists(p) else None)
+            hit = installed_declarers(pkgdirs, self, lambda p: self._read(p) if self.exists(p) else None)
             with self._lock:
                 self._ambient[pkgdirs] = hit
         return hit

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from specward.analyzers.ambient_installed import installed_ambient
+from specward.analyzers.ambient_installed import installed_ambient, installed_declarers
 
 
 class Files:
@@ -62,3 +62,35 @@ def test_the_file_bound_stops_the_walk():
     files = Files(TREE)
     got = installed_ambient(["node_modules/kit"], files, files.read, max_files=2)
     assert len(files.read_paths) == 2 and got <= {"virtual:kit-routes", "$kit/*", "@theme/Nav"}
+
+
+def test_reference_types_look_in_the_type_roots_first():
+    """`/// <reference types="node" />` names no package `node`: tsc finds `@types/node` (the
+    type roots come first for a reference, a package's own types first for an import)."""
+    files = Files({
+        "node_modules/server-kit/package.json": _pkg("server-kit", "index.d.ts"),
+        "node_modules/server-kit/index.d.ts": (
+            "/// <reference types=\"node\" />\n/// <reference types=\"sk-env/globals\" />\n"
+            "export declare function listen(port: number): void;\n"),
+        "node_modules/@types/node/package.json": _pkg("@types/node", "index.d.ts"),
+        "node_modules/@types/node/index.d.ts": "declare module 'node:fs' { export function readFileSync(p: string): string; }\n",
+        "node_modules/@types/sk-env/package.json": _pkg("@types/sk-env", "index.d.ts"),
+        "node_modules/@types/sk-env/globals.d.ts": "declare module 'sk:env' { export const mode: string; }\n",
+        "node_modules/sk-env/package.json": _pkg("sk-env", "index.d.ts"),
+        "node_modules/sk-env/globals.d.ts": "declare module 'sk:env-untyped-copy' {}\n",
+    })
+    got = installed_declarers(["node_modules/server-kit"], files, files.read)
+    assert got == {"node:fs": ("node_modules/@types/node/index.d.ts",),
+                   "sk:env": ("node_modules/@types/sk-env/globals.d.ts",)}
+
+
+def test_each_name_lists_every_file_that_declares_it():
+    files = Files({
+        "node_modules/meters/package.json": _pkg("meters", "index.d.ts"),
+        "node_modules/meters/index.d.ts": "export declare function meter(): number;\n",
+        "node_modules/meters-motion/package.json": _pkg("meters-motion", "m.d.ts"),
+        "node_modules/meters-motion/m.d.ts": "import 'meters';\nimport './more';\ndeclare module 'meters' { export function tween(): void; }\n",
+        "node_modules/meters-motion/more.d.ts": "declare module 'meters' { export function ease(): void; }\ndeclare module 'meters' {}\n",
+    })
+    got = installed_declarers(["node_modules/meters-motion"], files, files.read)
+    assert got == {"meters": ("node_modules/meters-motion/m.d.ts", "node_modules/meters-motion/more.d.ts")}
