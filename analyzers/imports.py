@@ -32,7 +32,7 @@ from .imports_python import folders_up as _folders_up
 from .model import FOLDER_EDGE, Export, FileFacts, Finding, Import, Span
 from .package_entry import (NO_SUBPATH, TYPED, Entry, Installed, exported_subpaths, in_installed, in_node_modules,
                             installed_entry, package_of, types_package)
-from .resolve import FILE, INSTALLED, MISSING, PACKAGE, SVELTEKIT, Resolution, Resolver, clean_specifier
+from .resolve import FILE, INSTALLED, MISSING, NODE, PACKAGE, SVELTEKIT, Resolution, Resolver, clean_specifier
 from .resolve_setup import split_package
 
 _COMPONENTS = (".vue", ".svelte")
@@ -280,12 +280,36 @@ class _Checker(PythonChecks):
             self.phantom(imp, spec, r, mspan)
             return
         # PACKAGE
+        if r.provider == NODE and not (r.doubt or imp.guarded or imp.name == "default" or self.ambient(spec)):
+            # `import { readFileSync } from 'node:fs'`: the block of @types/node; a default
+            # import is the module itself under esModuleInterop
+            target = self.builtin_target(spec)
+            if target is not None:
+                self.js_names(imp, target, shown=f"'{spec}' ({target.partition('#')[0]})")
+            return
         if r.provider != INSTALLED or r.doubt or imp.guarded:
             return
         if self.ambient(spec) or (r.package and self.ambient(r.package)):
             return
         if (module_judged or self.npm_package(imp, r.package or spec, mspan, r.mapped)) and self.installed is not None:
             self.installed_module(imp, spec, mspan, module_judged)
+
+    def builtin_target(self, spec: str) -> str | None:
+        """``<file>#<spec>``: the one ``declare module '<spec>'`` block of the ``@types/node``
+        this file sees (``url.d.ts#node:url``); None without one (no ``@types/node``, a
+        module its version does not declare, or declared in more than one file). Only when a
+        ``package.json`` on the way up declares ``@types/node``: a copy installed for
+        another package's sake may be older than the Node the code runs on."""
+        probe = getattr(self.installed, "ambient_for", None)
+        up = _folders_up(self.path)
+        if probe is None or not any("@types/node" in m.declared for f in up for m in self.manifests_at(f, "npm")):
+            return None
+        typed = self.installed_entries(self.path, "node", "")[1]
+        where = package_of(typed.path) if typed is not None and typed.path else None
+        if where is None or not where[0].endswith("/@types/node"):
+            return None
+        files = probe((where[0],)).get(spec, ())
+        return f"{files[0]}#{spec}" if len(files) == 1 else None
 
     def ambient(self, spec: str) -> bool:
         return any(_wildcard(p, spec) for p in self.env.declared_modules)
@@ -562,6 +586,11 @@ class _Checker(PythonChecks):
             if r.kind == PACKAGE and r.provider == INSTALLED and not r.doubt and self.installed is not None:
                 # `export * from 'kit'`: the installed package's declarations, found from here
                 target = self.installed_target(path, e.module)[0]
+                if target is None:
+                    return None
+            elif r.kind == PACKAGE and r.provider == NODE and "#" in path:
+                # @types/node's `declare module 'node:url' { export * from 'url'; }`
+                target = self.builtin_target(e.module)
                 if target is None:
                     return None
             elif r.kind != FILE:
