@@ -156,6 +156,12 @@ PROJECTS: list[Project] = [
             checks=[("tsc", ["-p", "tsconfig.app.json"]), ("tsc", ["-p", "tsconfig.spec.json"])],
             note="`ng new` with the defaults (standalone components, the router, Vitest specs); checked as its "
                  "build does (tsc on tsconfig.app.json, and the specs' tsconfig)"),
+    Project("vue-app", "npx", "create-vue", "3.24.0", create=["--ts", "--router", "--pinia", "--vitest", "app"],
+            checks=[("vue-tsc", ["-p", "tsconfig.app.json"]), ("vue-tsc", ["-p", "tsconfig.vitest.json"]),
+                    ("tsc", ["-p", "tsconfig.node.json"])],
+            note="`npm create vue` with TypeScript, Vue Router, Pinia and Vitest: single-file components, an "
+                 "`@/*` alias, packages that augment `vue`'s module; checked as its `vue-tsc --build` does, "
+                 "one run per referenced tsconfig"),
     Project("expo-tabs", "npm", "expo-template-tabs", "57.0.28", checks=[("tsc", ["-p", "tsconfig.json"])],
             note="the Expo Router tabs template (`create-expo-app --template tabs`): React Native, an `@/*` "
                  "path alias in a tsconfig that extends expo/tsconfig.base, platform files "
