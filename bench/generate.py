@@ -787,7 +787,7 @@ def ts_filler_block(ctx: Ctx, i: int) -> str:
                 f"  return `${{label}} (${{formatter.format(total)}})`;\n}}\n")
     if kind == "reducer":
         fn = camel(adj, noun, "reducer", str(i))
-        st = f"state: {{ items: string[]; selected: string | null }}, action: {{ type: string; id?: string }}" if typed else "state, action"
+        st = "state: { items: string[]; selected: string | null }, action: { type: string; id?: string }" if typed else "state, action"
         return (f"/**\n * Reducer for the {adj} {noun} state.\n * Unknown actions return the state unchanged.\n */\n"
                 f"export function {fn}({st}) {{\n"
                 "  switch (action.type) {\n"

@@ -19,7 +19,6 @@ import configparser
 import json
 import random
 import re
-import shutil
 import subprocess
 import sys
 import tarfile
