@@ -149,6 +149,12 @@ def exported_subpaths(manifest: str | None) -> tuple[str, ...]:
                  and "*" not in k and not k.endswith(".json"))
 
 
+# the `exports` conditions tsc matches for an import in a project whose module settings are
+# not read here (`bundler`: types, import, default; `node16`: node and require too), and
+# the versioned `types@...` ones; `customConditions` are not read
+TS_CONDITIONS = frozenset(("types", "import", "require", "node", "default"))
+
+
 def _candidates(path: str) -> list[str]:
     """A target and the declaration file TypeScript would read for it, types first."""
     dts = declaration_of(path)
@@ -167,13 +173,22 @@ def _pick(paths: list[str], exists: Callable[[str], bool]) -> Entry | None:
 
 
 def _exported(pkgdir: str, sub: str, exports: object, exists: Callable[[str], bool]) -> Entry:
-    targets = subpath_targets(exports, "./" + sub if sub else ".")
+    """Whether the subpath exists is every condition's answer (some environment resolves
+    it); its types are those the conditions TypeScript matches lead to first
+    (:data:`TS_CONDITIONS`): a ``react-server`` or ``browser`` entry before them may
+    declare less (React Router's server entry has no ``useLoaderData``). Only when those
+    lead nowhere are the other conditions' files read."""
+    key = "./" + sub if sub else "."
+    targets = subpath_targets(exports, key)
     if not targets:
         return Entry(NO_SUBPATH, why="exports")
-    paths = [p for t in targets if t.startswith("./") and (p := join(pkgdir, t)) is not None
-             and p.startswith(pkgdir + "/")]
-    got = _pick([c for p in paths for c in _candidates(p)], exists)
-    return got if got is not None else Entry(UNKNOWN)
+    for group in (subpath_targets(exports, key, TS_CONDITIONS), targets):
+        paths = [p for t in group if t.startswith("./") and (p := join(pkgdir, t)) is not None
+                 and p.startswith(pkgdir + "/")]
+        got = _pick([c for p in paths for c in _candidates(p)], exists)
+        if got is not None:
+            return got
+    return Entry(UNKNOWN)
 
 
 def _main(pkgdir: str, data: dict, exists: Callable[[str], bool]) -> Entry:

@@ -118,20 +118,21 @@ def major_version(spec: str | None) -> int | None:
     return int(m.group(0)) if m else None
 
 
-def subpath_targets(mapping: object, subpath: str) -> list[str]:
+def subpath_targets(mapping: object, subpath: str, conditions: frozenset[str] | None = None) -> list[str]:
     """The targets that an ``exports`` (subpath ``"."``, ``"./x"``) or ``imports`` (``"#x"``)
     value gives ``subpath``, in the order a resolver tries them: condition objects are read
-    in their own key order (every condition is accepted), arrays in order, ``*`` patterns
-    substituted (the longest matching prefix wins, as in Node)."""
+    in their own key order (every condition is accepted, or only ``conditions`` and the
+    versioned ``types@...`` ones), arrays in order, ``*`` patterns substituted (the longest
+    matching prefix wins, as in Node)."""
     if isinstance(mapping, (str, list)):
-        return _flatten(mapping, None) if subpath == "." else []
+        return _flatten(mapping, None, conditions) if subpath == "." else []
     if not isinstance(mapping, dict):
         return []
     keys = [k for k in mapping if isinstance(k, str)]
     if not any(k.startswith((".", "#")) for k in keys):  # a conditions object for "."
-        return _flatten(mapping, None) if subpath == "." else []
+        return _flatten(mapping, None, conditions) if subpath == "." else []
     if subpath in mapping and "*" not in subpath:
-        return _flatten(mapping[subpath], None)
+        return _flatten(mapping[subpath], None, conditions)
     best: tuple[int, str, str] | None = None
     for key in keys:
         star = key.find("*")
@@ -143,19 +144,21 @@ def subpath_targets(mapping: object, subpath: str) -> list[str]:
                 best = (len(prefix), key, subpath[len(prefix):len(subpath) - len(suffix)])
     if best is None:
         return []
-    return _flatten(mapping[best[1]], best[2])
+    return _flatten(mapping[best[1]], best[2], conditions)
 
 
-def _flatten(value: object, star: str | None) -> list[str]:
+def _flatten(value: object, star: str | None, conditions: frozenset[str] | None = None) -> list[str]:
     if isinstance(value, str):
         return [value.replace("*", star) if star is not None else value]
     if isinstance(value, list):
-        return [t for v in value for t in _flatten(v, star)]
+        return [t for v in value for t in _flatten(v, star, conditions)]
     if isinstance(value, dict):
         # a `types@<=5.0` condition is the types for an older TypeScript than today's
         # (DefinitelyTyped's `ts5.0/` copies): tried after the others, as tsc 5.1+ does
-        keys = sorted(value, key=lambda k: isinstance(k, str) and k.startswith("types@<"))
-        return [t for k in keys for t in _flatten(value[k], star)]
+        keys = sorted((k for k in value if conditions is None or k in conditions
+                       or (isinstance(k, str) and k.startswith("types@"))),
+                      key=lambda k: isinstance(k, str) and k.startswith("types@<"))
+        return [t for k in keys for t in _flatten(value[k], star, conditions)]
     return []  # null: explicitly not exported
 
 

@@ -15,6 +15,25 @@ def entry(manifest: dict | str | None, files: set[str], sub: str = ""):
     return installed_entry(PKG, sub, text, lambda p: p in files)
 
 
+def test_types_come_from_the_conditions_typescript_matches():
+    """A `react-server` or `browser` entry written first may declare less than the one tsc
+    reads; a subpath only some other environment resolves still exists."""
+    manifest = {"exports": {
+        ".": {"react-server": {"module": "./dist/server.mjs"},
+              "browser": {"types": "./dist/browser.d.ts", "default": "./dist/browser.js"},
+              "import": {"types": "./dist/index.d.mts", "default": "./dist/index.mjs"}},
+        "./worker": {"worker": {"types": "./dist/worker.d.ts", "default": "./dist/worker.js"}},
+        "./edge": {"edge-light": "./dist/edge.js", "default": "./dist/edge-default.js"},
+    }}
+    files = {f"{PKG}/dist/{f}" for f in ("server.mjs", "server.d.mts", "browser.d.ts", "browser.js", "index.d.mts",
+                                         "index.mjs", "worker.d.ts", "worker.js", "edge.js", "edge.d.ts",
+                                         "edge-default.js")}
+    assert entry(manifest, files) == Entry(TYPED, f"{PKG}/dist/index.d.mts", "")
+    assert entry(manifest, files, "worker") == Entry(TYPED, f"{PKG}/dist/worker.d.ts", "")  # nothing else leads there
+    # tsc reads the untyped default (an implicit any): its names are not judged
+    assert entry(manifest, files, "edge") == Entry(UNTYPED, f"{PKG}/dist/edge-default.js", "")
+
+
 def test_types_field_then_main_substitution_then_index():
     assert entry({"types": "dist/types.d.ts"}, {f"{PKG}/dist/types.d.ts"}) == Entry(TYPED, f"{PKG}/dist/types.d.ts", "")
     assert entry({"typings": "./out/index"}, {f"{PKG}/out/index.d.ts"}).path == f"{PKG}/out/index.d.ts"
