@@ -30,8 +30,8 @@ from .codes import CODES
 from .imports_python import KNOWN_DISTRIBUTIONS, PythonChecks, normalize_distribution
 from .imports_python import folders_up as _folders_up
 from .model import FOLDER_EDGE, Export, FileFacts, Finding, Import, Span
-from .package_entry import (NO_SUBPATH, TYPED, Entry, Installed, exported_subpaths, in_installed, in_node_modules,
-                            installed_entry, package_of, types_package)
+from .package_entry import (NO_SUBPATH, TYPED, Entry, Installed, esm_declarations, exported_subpaths, in_installed,
+                            in_node_modules, installed_entry, package_of, types_package)
 from .resolve import FILE, INSTALLED, MISSING, NODE, PACKAGE, SVELTEKIT, Resolution, Resolver, clean_specifier
 from .resolve_setup import split_package
 
@@ -294,6 +294,12 @@ class _Checker(PythonChecks):
         if (module_judged or self.npm_package(imp, r.package or spec, mspan, r.mapped)) and self.installed is not None:
             self.installed_module(imp, spec, mspan, module_judged)
 
+    def esm_installed(self, target: str) -> bool:
+        """Whether an installed declaration file is an ES module (a ``declare module``
+        block is not: it may be CommonJS)."""
+        where = package_of(target) if "#" not in target and self.installed is not None else None
+        return where is not None and esm_declarations(target, self.installed.manifest(where[0]))  # type: ignore[union-attr]
+
     def builtin_target(self, spec: str) -> str | None:
         """``<file>#<spec>``: the one ``declare module '<spec>'`` block of the ``@types/node``
         this file sees (``url.d.ts#node:url``); None without one (no ``@types/node``, a
@@ -450,6 +456,8 @@ class _Checker(PythonChecks):
         if added is None:
             return
         names = sorted(n for n in known[1] | added if n not in ("default", "*", "="))
+        if name == "default" and in_node_modules(target) and not self.esm_installed(target):
+            return  # a CommonJS package's default import is its module.exports
         if name == "default":
             guess = next((n for n in names if n.lower() == imp.local.lower()), None)
             msg = f"{shown or target} has no default export"

@@ -135,6 +135,22 @@ def package_of(path: str) -> tuple[str, str] | None:
     return f"{head}node_modules/{pkg}", name
 
 
+def esm_declarations(path: str, manifest: str | None) -> bool:
+    """Whether TypeScript reads the installed declaration file ``path`` as an ES module
+    (``.d.mts``, or ``.d.ts`` in a package with ``"type": "module"``; ``manifest``: its
+    package's package.json). Otherwise its module is CommonJS, whose default import is
+    ``module.exports`` (Node's, and tsc's synthesized default)."""
+    if path.endswith(".d.mts"):
+        return True
+    if not path.endswith(".d.ts"):
+        return False
+    try:
+        data = parse_jsonc(manifest) if manifest is not None else None
+    except ConfigError:
+        return False
+    return isinstance(data, dict) and data.get("type") == "module"
+
+
 def exported_subpaths(manifest: str | None) -> tuple[str, ...]:
     """The subpaths (``canary`` for ``"./canary"``) a package's ``exports`` names one by one
     (no pattern, no ``package.json``); empty without such a map."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from specward.analyzers.package_entry import (NO_SUBPATH, TYPED, UNKNOWN, UNTYPED, Entry, declaration_of,
-                                              exported_subpaths, installed_entry, package_of)
+                                              esm_declarations, exported_subpaths, installed_entry, package_of)
 
 PKG = "node_modules/lib"
 
@@ -112,3 +112,17 @@ def test_the_subpaths_a_package_exports_one_by_one():
     assert exported_subpaths(json.dumps({"exports": "./index.js"})) == ()
     assert exported_subpaths(json.dumps({"main": "index.js"})) == ()
     assert exported_subpaths("{ not json") == () and exported_subpaths(None) == ()
+
+
+def test_which_declaration_files_are_es_modules():
+    """What decides whether a default import of a package without `export default` is
+    `module.exports` (CommonJS) or an error (an ES module): the extension, then the
+    package's `type` (not a `type` key inside another field)."""
+    esm = json.dumps({"name": "lib", "type": "module"})
+    cjs = json.dumps({"name": "lib", "repository": {"type": "git", "url": "x"}})
+    assert esm_declarations(f"{PKG}/index.d.mts", cjs)
+    assert not esm_declarations(f"{PKG}/index.d.cts", esm)
+    assert esm_declarations(f"{PKG}/index.d.ts", esm)
+    assert not esm_declarations(f"{PKG}/index.d.ts", cjs)
+    assert not esm_declarations(f"{PKG}/index.d.ts", "{ not json")  # unreadable: not judged as ESM
+    assert not esm_declarations(f"{PKG}/index.d.ts", None)
