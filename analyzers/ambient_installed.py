@@ -43,6 +43,20 @@ def ambient_modules(text: str) -> list[str]:
     return [m.group(2) for m in _AMBIENT.finditer(text)] if "declare" in text else []
 
 
+_MODULE_ITEM = re.compile(r"^(?:import|export)\b", re.M)
+
+
+def augmented_modules(text: str) -> tuple[list[str], list[str]]:
+    """(the modules a workspace declaration file declares, those it augments), by a text
+    scan like :func:`ambient_modules`: in a file with a top-level import or export (at the
+    start of a line), a ``declare module 'x'`` block of an exact name augments ``x``
+    (``FileFacts.augments`` holds what the tree says; a wildcard is a declaration)."""
+    names = ambient_modules(text)
+    if not names or not _MODULE_ITEM.search(text):
+        return names, []
+    return [n for n in names if "*" in n], [n for n in names if "*" not in n]
+
+
 def installed_ambient(pkgdirs: Iterable[str], installed: Installed, read: Callable[[str], str | None],
                       max_files: int = MAX_FILES) -> frozenset[str]:
     """The ambient module names (wildcards as written) of the declaration files reached
@@ -129,4 +143,4 @@ def _nearest_copy(folder: str, name: str, installed: Installed) -> str | None:
         folder = folder.rpartition("/")[0]
 
 
-__all__ = ["MAX_FILES", "ambient_modules", "installed_ambient", "installed_declarers"]
+__all__ = ["MAX_FILES", "ambient_modules", "augmented_modules", "installed_ambient", "installed_declarers"]

@@ -89,6 +89,11 @@ class Environment:
       verdicts read from installed packages' files are not reused across one.
     - ``python_site``: the site-packages folder of the project's Python environment (an
       absolute path; where ``site:`` paths of an ``Installed`` reader point), None without one.
+    - ``workspace_augments``: module name -> the workspace ``.d.ts`` files that augment it
+      (a ``declare module 'x'`` block in a file that imports or exports: codegen output such
+      as Hydrogen's ``storefrontapi.generated.d.ts``, a ``declare module 'vue'`` beside an
+      ``export {}``); the module is judged as without them, the names their blocks export
+      (``FileFacts.augments``) added. Not in ``declared_modules``.
     - ``augmentations``: module name -> the declaration files of a framework's generated
       folder (``.nuxt/``, ``.svelte-kit/``: not workspace files) with a ``declare module``
       block of that name; the names such a block declares are exported by the module (read
@@ -108,6 +113,7 @@ class Environment:
     python_site: str | None = None
     augmentations: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     generated_stamp: tuple[tuple[str, str], ...] = ()
+    workspace_augments: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -119,8 +125,16 @@ class ImportCheck:
 def with_declared_modules(env: Environment, facts: Iterable[FileFacts]) -> Environment:
     """``env`` with the ambient module declarations of ``facts`` (every workspace file's).
     A change to any file's ``declared_modules`` changes every file's verdicts."""
-    declared = {m: f.path for f in facts for m in f.declared_modules}
-    return replace(env, declared_modules=declared)
+    declared: dict[str, str] = {}
+    augmenting: dict[str, tuple[str, ...]] = {}
+    for f in facts:
+        augmented = dict(f.augments)
+        for m in f.declared_modules:
+            if m in augmented:
+                augmenting[m] = (*augmenting.get(m, ()), f.path)
+            else:
+                declared[m] = f.path
+    return replace(env, declared_modules=declared, workspace_augments=augmenting)
 
 
 def check_imports(facts: FileFacts, resolver: Resolver, lookup: Callable[[str], FileFacts | None],
@@ -291,6 +305,11 @@ class _Checker(PythonChecks):
             return
         if self.ambient(spec) or (r.package and self.ambient(r.package)):
             return
+        if clean_specifier(spec) in self.env.workspace_augments:
+            # augmented, so installed (or tsc says TS2664): its names with the blocks' added
+            if self.installed is not None:
+                self.installed_module(imp, spec, mspan, True)
+            return
         if (module_judged or self.npm_package(imp, r.package or spec, mspan, r.mapped)) and self.installed is not None:
             self.installed_module(imp, spec, mspan, module_judged)
 
@@ -453,6 +472,9 @@ class _Checker(PythonChecks):
         if added is not None and in_node_modules(target):
             more = self.augmented_by_packages(imp.module, name, target.partition("#")[0])
             added = None if more is None else added | more
+        if added is not None:
+            more = self.augmented_in_workspace(imp.module, name)
+            added = None if more is None else added | more
         if added is None:
             return
         names = sorted(n for n in known[1] | added if n not in ("default", "*", "="))
@@ -550,6 +572,21 @@ class _Checker(PythonChecks):
         up = _folders_up(self.path)
         files = self.installed_ambient(up, [m for f in up for m in self.manifests_at(f, "npm")]).get(module, ())
         return self.block_union((f"{f}#{module}" for f in files if f != own), name)
+
+    def augmented_in_workspace(self, spec: str, name: str) -> set[str] | None:
+        """The names the workspace's augmentations of ``spec`` export (their facts are read
+        through ``lookup``: a change to one re-judges this file); None when one exports
+        ``name``, cannot be read or, by its tree, does not augment ``spec`` after all."""
+        module = clean_specifier(spec)
+        added: set[str] = set()
+        for path in self.env.workspace_augments.get(module, ()):
+            facts = self.lookup(path)
+            blocks = dict(facts.augments) if facts is not None else {}
+            names = blocks.get(module)
+            if names is None or name in names:
+                return None
+            added.update(names)
+        return added
 
     def missing_name(self, imp: Import, target: str, names: list[str], msg: str | None = None) -> None:
         close = difflib.get_close_matches(imp.name, names, n=3, cutoff=0.6)

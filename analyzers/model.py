@@ -580,12 +580,16 @@ class FileFacts:
     # - declared_modules: ``declare module 'x' { ... }`` names in TypeScript (ambient modules:
     #   an import of one of them resolves to this file);
     # - all_names: a Python module's literal ``__all__`` (None when it has none or it is not
-    #   a literal list/tuple of strings).
+    #   a literal list/tuple of strings);
+    # - augments: in a declaration file that is a module (it imports or exports), each
+    #   ``declare module 'x'`` name (wildcards left out) with the names its blocks export,
+    #   None when they cannot be known: an augmentation of module x, not a declaration of it.
     open_exports: bool = False
     declared_modules: tuple[str, ...] = ()
     all_names: tuple[str, ...] | None = None
     views: tuple["RouteView", ...] = ()  # classes and functions routes may name as views
     data_models: tuple[DataModel, ...] = ()  # classes and interfaces that declare body fields
+    augments: tuple[tuple[str, tuple[str, ...] | None], ...] = ()
 
 
 # --------------------------------------------------------------------------- contracts

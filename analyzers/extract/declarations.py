@@ -81,7 +81,32 @@ def declaration_facts(path: str, text: str, tree=None, block: bool = False) -> F
 
     if tree is None:
         tree = parser("typescript").parse(text.encode("utf-8", "surrogatepass"))
-    return with_implicit_exports(extract_ecma(path, text, "typescript", tree), tree.root_node, block)
+    facts = with_implicit_exports(extract_ecma(path, text, "typescript", tree), tree.root_node, block)
+    if block or not any("*" not in m for m in facts.declared_modules):
+        return facts
+    augments = _augments(path, tree.root_node)
+    return replace(facts, augments=augments) if augments else facts
+
+
+def _augments(path: str, root: Node) -> tuple[tuple[str, tuple[str, ...] | None], ...]:
+    """``FileFacts.augments`` of a declaration file: empty for a global script (its blocks
+    declare modules); for a module, the names each module's blocks export together."""
+    blocks: dict[str, set[str] | None] = {}
+    module = False
+    for _, caps in _top(root):
+        module = module or "module.item" in caps
+        for name, body in zip(caps.get("module.name", ()), caps.get("module.body", ())):
+            spec = name.text.decode("utf-8", "replace")[1:-1]
+            if "*" in spec:
+                continue
+            inner = declaration_facts(path, body.text[1:-1].decode("utf-8", "replace"), block=True)
+            names = None if inner.open_exports or any(e.name in ("*", "=") for e in inner.exports) \
+                else {e.name for e in inner.exports}
+            have = blocks.get(spec, set())
+            blocks[spec] = None if names is None or have is None else have | names
+    if not module:
+        return ()
+    return tuple((spec, None if names is None else tuple(sorted(names))) for spec, names in blocks.items())
 
 
 # what a namespace may merge with and still give the module only its members: a function's

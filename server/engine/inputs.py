@@ -17,7 +17,7 @@ from pathlib import Path
 from posixpath import basename
 from typing import TYPE_CHECKING, Iterable
 
-from specward.analyzers.ambient_installed import ambient_modules
+from specward.analyzers.ambient_installed import ambient_modules, augmented_modules
 from specward.analyzers.analyses import AnalysisInput
 from specward.analyzers.model import Finding
 from specward.analyzers.resolve_setup import GENERATED_FOLDERS
@@ -45,15 +45,19 @@ def is_input_file(rel: str) -> bool:
             or (name.startswith("requirements") and name.endswith((".txt", ".in"))))
 
 
-def declared_modules(ws: "Workspace", sources: list[str]) -> dict[str, str]:
-    """Ambient module name -> the first ``.d.ts`` file (in path order) declaring it."""
+def declared_modules(ws: "Workspace", sources: list[str]) -> tuple[dict[str, str], dict[str, tuple[str, ...]]]:
+    """(ambient module name -> the first ``.d.ts`` file (in path order) declaring it; module
+    name -> the ``.d.ts`` files that augment it: ``analyzers.ambient_installed.augmented_modules``)."""
     out: dict[str, str] = {}
+    augmenting: dict[str, list[str]] = {}
     for rel in sources:
         if rel.endswith(".d.ts"):
-            text = ws.read(rel).text
-            for name in ambient_modules(text or ""):
+            declared, augmented = augmented_modules(ws.read(rel).text or "")
+            for name in declared:
                 out.setdefault(name, rel)
-    return out
+            for name in augmented:
+                augmenting.setdefault(name, []).append(rel)
+    return out, {m: tuple(files) for m, files in augmenting.items()}
 
 
 # the folders a framework writes its generated declarations into, beside its project's
@@ -132,9 +136,9 @@ def analysis_input(root: Path, ws: "Workspace", settings: "Settings", sources: l
             python = str(root / python)
         environment = read_environment(root, python, manifests=manifests, read=lambda rel: ws.read(rel).text,
                                        import_names=dict(getattr(settings, "import_names", {}) or {}))
-        ambient = declared_modules(ws, sources)
-        if ambient:
-            environment = dataclasses.replace(environment, declared_modules=ambient)
+        ambient, augmenting = declared_modules(ws, sources)
+        if ambient or augmenting:
+            environment = dataclasses.replace(environment, declared_modules=ambient, workspace_augments=augmenting)
         npm_folders = [m.folder for m in environment.manifests.values() if m.kind == "npm"]
         augmented, stamp = generated_augmentations(root, npm_folders, getattr(settings, "max_file_size", 1_000_000))
         if augmented:

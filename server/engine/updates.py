@@ -18,7 +18,7 @@ from specward.analyzers.extract import extract_edited
 from specward.analyzers.extract.incremental import edited_incrementally, relocated, shift
 from specward.analyzers.http import HttpCall
 from specward.analyzers.symbols import EVERYTHING, FileIndex, names_of
-from specward.analyzers.ambient_installed import ambient_modules
+from specward.analyzers.ambient_installed import ambient_modules, augmented_modules
 from specward.analyzers.model import FOLDER_EDGE, FileFacts, Finding, Span
 
 from .parsing import extract_safely
@@ -502,10 +502,16 @@ class UpdateSteps:
             self._flush_links()
 
     def _ambient_changed(self, rel: str, text: str | None) -> bool:
+        """Whether the modules a workspace ``.d.ts`` declares or augments may differ from
+        those read (the names in its blocks are its facts: a change there re-judges the
+        files that imported through it, as any dependency)."""
         env = self.analysis_input.environment
         declared = getattr(env, "declared_modules", {}) or {}
-        before = sorted(m for m, r in declared.items() if r == rel)
-        return before != sorted(set(ambient_modules(text or "")))
+        augments = getattr(env, "workspace_augments", {}) or {}
+        now_declared, now_augmented = augmented_modules(text or "")
+        before = (sorted(m for m, r in declared.items() if r == rel),
+                  sorted(m for m, files in augments.items() if rel in files))
+        return before != (sorted(set(now_declared)), sorted(set(now_augmented)))
 
     def _generated_changed(self, rel: str, text: str | None) -> bool:
         """Whether a generated declaration file's ``declare module`` blocks may differ from

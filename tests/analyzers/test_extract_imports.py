@@ -370,6 +370,24 @@ def test_implicit_exports_of_declaration_files_and_ambient_module_blocks():
     assert names(extract("types/index.d.ts", blocks + "declare function $rune(): void;\n")) == []
 
 
+def test_a_module_declaration_file_augments_the_modules_it_declares():
+    """`declare module 'x'` in a declaration file that imports or exports adds to x (an
+    augmentation: its blocks' names, merged); in a global script it declares x; wildcards
+    are declarations either way; a block that re-exports everything cannot be listed."""
+    codegen = ("import type * as Api from '@shop/api-types';\n"
+               "export type CartQuery = { cart: Api.Cart };\n"
+               "declare module '@shop/kit' {\n  interface StorefrontQueries { cart: CartQuery }\n}\n"
+               "declare module '@shop/kit' {\n  export function useCartQuery(): CartQuery;\n}\n"
+               "declare module '*.graphql' {\n  const doc: string;\n  export default doc;\n}\n"
+               "declare module '@shop/kit/hooks' {\n  export * from '@shop/kit';\n}\n")
+    f = extract("storefront.generated.d.ts", codegen)
+    assert f.declared_modules == ("@shop/kit", "*.graphql", "@shop/kit/hooks")
+    assert f.augments == (("@shop/kit", ("StorefrontQueries", "useCartQuery")), ("@shop/kit/hooks", None))
+    script = "declare module '@shop/kit' {\n  export function useCart(): void;\n}\n"
+    assert extract("shims.d.ts", script).augments == ()
+    assert extract("shims.d.ts", "export {};\n" + script).augments == (("@shop/kit", ("useCart",)),)
+
+
 def test_the_names_of_an_export_equals_namespace():
     """`export = N` over `declare namespace N` (@types/react, express): named imports take
     the namespace's members, with tsc's rule for ambient bodies (checked with tsc 6.0)."""

@@ -620,4 +620,4 @@ def test_facts_pickle_and_compare_like_constructed_ones():
                        "scope": "get_user", "reads": c.reads}
     assert list(vars(f)) == ["path", "language", "imports", "exports", "definitions", "functions",
                              "constants", "clients", "calls", "routes", "problems", "mounts", "classes",
-                             "open_exports", "declared_modules", "all_names", "views", "data_models"]
+                             "open_exports", "declared_modules", "all_names", "views", "data_models", "augments"]
