@@ -162,6 +162,12 @@ PROJECTS: list[Project] = [
             note="`npm create vue` with TypeScript, Vue Router, Pinia and Vitest: single-file components, an "
                  "`@/*` alias, packages that augment `vue`'s module; checked as its `vue-tsc --build` does, "
                  "one run per referenced tsconfig"),
+    Project("hydrogen-skeleton", "npm", "@shopify/create-hydrogen", "5.0.39", sub="dist/assets/hydrogen/starter",
+            checks=[("tsc", ["-p", "tsconfig.json"])], prepare=[["react-router", "typegen"]],
+            note="Shopify Hydrogen's skeleton storefront (the template `npm create @shopify/hydrogen` copies): "
+                 "a React Router 7 framework-mode app, route modules importing their generated "
+                 "`./+types/<route>` through `rootDirs` into `.react-router/types`, a `~/*` alias, GraphQL "
+                 "codegen declaration files; checked by its `typecheck` script (`react-router typegen`, tsc)"),
     Project("expo-tabs", "npm", "expo-template-tabs", "57.0.28", checks=[("tsc", ["-p", "tsconfig.json"])],
             note="the Expo Router tabs template (`create-expo-app --template tabs`): React Native, an `@/*` "
                  "path alias in a tsconfig that extends expo/tsconfig.base, platform files "
