@@ -168,6 +168,13 @@ PROJECTS: list[Project] = [
                  "a React Router 7 framework-mode app, route modules importing their generated "
                  "`./+types/<route>` through `rootDirs` into `.react-router/types`, a `~/*` alias, GraphQL "
                  "codegen declaration files; checked by its `typecheck` script (`react-router typegen`, tsc)"),
+    Project("t3-app", "npx", "create-t3-app", "7.40.0",
+            create=["app", "--CI", "--trpc", "--tailwind", "--nextAuth", "--drizzle", "--appRouter", "--eslint",
+                    "--noGit", "--noInstall"],
+            checks=[("tsc", ["-p", "tsconfig.json"])],
+            note="`create-t3-app` with tRPC, NextAuth.js, Drizzle and the app router: a `~/*` alias, server and "
+                 "client modules, `declare module \"next-auth\"` in a `.ts` file; checked by its "
+                 "`typecheck` script (tsc)"),
     Project("expo-tabs", "npm", "expo-template-tabs", "57.0.28", checks=[("tsc", ["-p", "tsconfig.json"])],
             note="the Expo Router tabs template (`create-expo-app --template tabs`): React Native, an `@/*` "
                  "path alias in a tsconfig that extends expo/tsconfig.base, platform files "
