@@ -6,7 +6,8 @@
 Into ``bench/.work/imports-corpus/`` (git-ignored) it fetches a fixed, pinned list of projects
 (``PROJECTS``): application templates shipped on the npm registry (create-vite's TypeScript
 templates, create-next-app's TypeScript app template, the SvelteKit demo of ``sv``, the Docus
-Nuxt layer, create-docusaurus' TypeScript site, and what ``ng new`` of ``@angular/cli`` writes)
+Nuxt layer, create-docusaurus' TypeScript site, Expo's tabs template, Shopify Hydrogen's
+skeleton, and what ``ng new`` of ``@angular/cli``, ``create-vue`` and ``create-t3-app`` write)
 and the source distributions of popular pure-Python projects from PyPI. It installs their dependencies
 (``npm install --ignore-scripts`` with the template's own package.json; a ``.venv`` in the
 project root with ``pip install '.[extras]'`` and the test dependencies), then runs
