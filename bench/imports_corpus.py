@@ -7,7 +7,8 @@ Into ``bench/.work/imports-corpus/`` (git-ignored) it fetches a fixed, pinned li
 (``PROJECTS``): application templates shipped on the npm registry (create-vite's TypeScript
 templates, create-next-app's TypeScript app template, the SvelteKit demo of ``sv``, the Docus
 Nuxt layer, create-docusaurus' TypeScript site, Expo's tabs template, Shopify Hydrogen's
-skeleton, and what ``ng new`` of ``@angular/cli``, ``create-vue`` and ``create-t3-app`` write)
+skeleton, and what ``ng new`` of ``@angular/cli``, ``create-vue``, ``create-t3-app`` and
+``nest new`` write)
 and the source distributions of popular pure-Python projects from PyPI. It installs their dependencies
 (``npm install --ignore-scripts`` with the template's own package.json; a ``.venv`` in the
 project root with ``pip install '.[extras]'`` and the test dependencies), then runs
@@ -176,6 +177,11 @@ PROJECTS: list[Project] = [
             note="`create-t3-app` with tRPC, NextAuth.js, Drizzle and the app router: a `~/*` alias, server and "
                  "client modules, `declare module \"next-auth\"` in a `.ts` file; checked by its "
                  "`typecheck` script (tsc)"),
+    Project("nest-app", "npx", "@nestjs/cli", "12.0.15",
+            create=["new", "app", "--skip-git", "--skip-install", "--package-manager", "npm"],
+            checks=[("tsc", ["-p", "tsconfig.json"])],
+            note="`nest new`: a NestJS 12 backend in `nodenext` resolution (`.js` specifiers of `.ts` files, "
+                 "`supertest/types.js`), Vitest specs; checked by tsc on its tsconfig"),
     Project("expo-tabs", "npm", "expo-template-tabs", "57.0.28", checks=[("tsc", ["-p", "tsconfig.json"])],
             note="the Expo Router tabs template (`create-expo-app --template tabs`): React Native, an `@/*` "
                  "path alias in a tsconfig that extends expo/tsconfig.base, platform files "
