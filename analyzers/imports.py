@@ -468,6 +468,8 @@ class _Checker(PythonChecks):
         known = self.js_exports(target, name, {target})
         if known is None or known[0]:
             return
+        if name == "default" and in_node_modules(target) and not self.esm_installed(target):
+            return  # a CommonJS package's default import is its module.exports
         added = self.augmented(imp.module, name)
         if added is not None and in_node_modules(target):
             more = self.augmented_by_packages(imp.module, name, target.partition("#")[0])
@@ -478,8 +480,6 @@ class _Checker(PythonChecks):
         if added is None:
             return
         names = sorted(n for n in known[1] | added if n not in ("default", "*", "="))
-        if name == "default" and in_node_modules(target) and not self.esm_installed(target):
-            return  # a CommonJS package's default import is its module.exports
         if name == "default":
             guess = next((n for n in names if n.lower() == imp.local.lower()), None)
             msg = f"{shown or target} has no default export"

@@ -18,9 +18,9 @@ import os
 import stat
 import threading
 from collections import OrderedDict
-from typing import Mapping
 from dataclasses import replace
 from pathlib import Path
+from typing import Mapping
 
 from specward.analyzers.ambient_installed import installed_declarers
 from specward.analyzers.extract.declarations import ambient_module, export_assigned
