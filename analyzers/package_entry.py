@@ -99,13 +99,8 @@ def installed_entry(pkgdir: str, sub: str, manifest: str | None, exists: Callabl
     """The module ``<package>/<sub>`` names, for the package installed at ``pkgdir``
     (``node_modules/react``), whose ``package.json`` text is ``manifest`` (None: unreadable).
     ``sub`` is the subpath after the package name (``""`` for the package itself)."""
-    if manifest is None:
-        return Entry(UNKNOWN)
-    try:
-        data = parse_jsonc(manifest)
-    except ConfigError:
-        return Entry(UNKNOWN)
-    if not isinstance(data, dict):
+    data = _manifest_data(manifest)
+    if data is None:
         return Entry(UNKNOWN)
     exports = data.get("exports")
     if exports is not None:
@@ -113,6 +108,15 @@ def installed_entry(pkgdir: str, sub: str, manifest: str | None, exists: Callabl
     if not sub:
         return _main(pkgdir, data, exists)
     return _subpath(pkgdir, sub, exists)
+
+
+def _manifest_data(manifest: str | None) -> dict | None:
+    """A package.json text as an object; None when it is missing or not one."""
+    try:
+        data = parse_jsonc(manifest) if manifest is not None else None
+    except ConfigError:
+        return None
+    return data if isinstance(data, dict) else None
 
 
 def types_package(name: str) -> str:
@@ -144,21 +148,15 @@ def esm_declarations(path: str, manifest: str | None) -> bool:
         return True
     if not path.endswith(".d.ts"):
         return False
-    try:
-        data = parse_jsonc(manifest) if manifest is not None else None
-    except ConfigError:
-        return False
-    return isinstance(data, dict) and data.get("type") == "module"
+    data = _manifest_data(manifest)
+    return data is not None and data.get("type") == "module"
 
 
 def exported_subpaths(manifest: str | None) -> tuple[str, ...]:
     """The subpaths (``canary`` for ``"./canary"``) a package's ``exports`` names one by one
     (no pattern, no ``package.json``); empty without such a map."""
-    try:
-        data = parse_jsonc(manifest) if manifest is not None else None
-    except ConfigError:
-        return ()
-    exports = data.get("exports") if isinstance(data, dict) else None
+    data = _manifest_data(manifest)
+    exports = data.get("exports") if data is not None else None
     if not isinstance(exports, dict):
         return ()
     return tuple(k[2:] for k in exports if isinstance(k, str) and k.startswith("./") and len(k) > 2
